@@ -1,0 +1,618 @@
+//! Wire messages: one JSON object per line. Every message carries `id`,
+//! `session` and `type`; the rest of its keys are the body named by `type`.
+//!
+//! The envelope is assembled by hand rather than with `#[serde(tag)]` or
+//! `#[serde(flatten)]`: with serde_json's `arbitrary_precision` those buffer
+//! numbers into a form that numeric fields then refuse, and rbv must keep
+//! every digit of argument data (see the workspace manifest).
+
+use crate::vocab::{ApproverKind, AuditRecord, Band, Decision, Reversibility, Scope, Trust};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// Why a line is not a message of this protocol.
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    #[error("not JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("not a JSON object")]
+    NotAnObject,
+    #[error("missing or invalid `{0}`")]
+    Envelope(&'static str),
+    #[error("unknown message type `{0}`")]
+    UnknownType(String),
+    #[error("invalid `{kind}` message: {source}")]
+    Body { kind: String, source: serde_json::Error },
+}
+
+fn split_envelope(value: Value) -> Result<(Option<u64>, String, String, Value), WireError> {
+    let Value::Object(mut map) = value else { return Err(WireError::NotAnObject) };
+    let id = match map.remove("id") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => Some(n.as_u64().ok_or(WireError::Envelope("id"))?),
+        Some(_) => return Err(WireError::Envelope("id")),
+    };
+    let session = match map.remove("session") {
+        Some(Value::String(s)) => s,
+        _ => return Err(WireError::Envelope("session")),
+    };
+    let kind = match map.remove("type") {
+        Some(Value::String(s)) => s,
+        _ => return Err(WireError::Envelope("type")),
+    };
+    Ok((id, session, kind, Value::Object(map)))
+}
+
+fn join_envelope(id: Option<u64>, session: &str, kind: &str, body: Value) -> Value {
+    let mut map = Map::new();
+    map.insert("id".into(), id.map_or(Value::Null, Value::from));
+    map.insert("session".into(), Value::String(session.to_owned()));
+    map.insert("type".into(), Value::String(kind.to_owned()));
+    if let Value::Object(fields) = body {
+        map.extend(fields);
+    }
+    Value::Object(map)
+}
+
+/// Declares a message family: an enum over body structs, with the wire
+/// `type` of each variant, and conversions from and to envelope JSON.
+macro_rules! messages {
+    ($(#[$meta:meta])* $family:ident { $($variant:ident($body:ty) = $tag:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum $family { $($variant($body)),+ }
+
+        impl $family {
+            /// Every wire `type` of this family, in declaration order.
+            pub const TYPES: &'static [&'static str] = &[$($tag),+];
+
+            /// The wire `type` of this message.
+            pub fn kind(&self) -> &'static str {
+                match self { $($family::$variant(_) => $tag),+ }
+            }
+
+            fn body_to_value(&self) -> Value {
+                let result = match self { $($family::$variant(b) => serde_json::to_value(b)),+ };
+                result.expect("message bodies always serialize")
+            }
+
+            fn body_from_value(kind: &str, body: Value) -> Result<Self, WireError> {
+                let wrap = |source| WireError::Body { kind: kind.to_owned(), source };
+                match kind {
+                    $($tag => serde_json::from_value(body).map($family::$variant).map_err(wrap),)+
+                    other => Err(WireError::UnknownType(other.to_owned())),
+                }
+            }
+
+            /// The JSON Schema of each body, by wire `type`.
+            pub fn body_schemas() -> Vec<(&'static str, schemars::Schema)> {
+                vec![$(($tag, schemars::schema_for!($body))),+]
+            }
+        }
+    };
+}
+
+messages! {
+    /// What the harness asks.
+    RequestBody {
+        Handshake(HandshakeRequest) = "handshake",
+        LoadPlugins(LoadPluginsRequest) = "load_plugins",
+        ValidateManifest(ValidateManifestRequest) = "validate_manifest",
+        Project(ProjectRequest) = "project",
+        RecordEvent(RecordEventRequest) = "record_event",
+        SetPolicy(SetPolicyRequest) = "set_policy",
+        Evaluate(EvaluateRequest) = "evaluate",
+        Approve(ApproveRequest) = "approve",
+        Invoke(InvokeRequest) = "invoke",
+        DiffManifests(DiffManifestsRequest) = "diff_manifests",
+        ResetSession(ResetSessionRequest) = "reset_session",
+    }
+}
+
+messages! {
+    /// What an implementation answers.
+    ResponseBody {
+        Handshake(HandshakeResponse) = "handshake",
+        Loaded(LoadedResponse) = "loaded",
+        Validation(ValidationResponse) = "validation",
+        Projection(ProjectionResponse) = "projection",
+        Ack(AckResponse) = "ack",
+        Evaluation(EvaluationResponse) = "evaluation",
+        Approval(ApprovalResponse) = "approval",
+        Invocation(InvocationResponse) = "invocation",
+        Diff(DiffResponse) = "diff",
+        Error(ErrorResponse) = "error",
+        Unsupported(UnsupportedResponse) = "unsupported",
+    }
+}
+
+/// A request: `id` is unique per child process, `session` names the state it
+/// acts on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    pub id: u64,
+    pub session: String,
+    pub body: RequestBody,
+}
+
+/// A response: echoes `id` and `session` of its request. `id` is `null` only
+/// in an `error` answering a line whose id could not be read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Response {
+    pub id: Option<u64>,
+    pub session: String,
+    pub body: ResponseBody,
+}
+
+impl Request {
+    pub fn to_value(&self) -> Value {
+        join_envelope(Some(self.id), &self.session, self.body.kind(), self.body.body_to_value())
+    }
+
+    /// One line of JSON, without the newline.
+    pub fn to_line(&self) -> String {
+        self.to_value().to_string()
+    }
+
+    pub fn from_value(value: Value) -> Result<Self, WireError> {
+        let (id, session, kind, body) = split_envelope(value)?;
+        let id = id.ok_or(WireError::Envelope("id"))?;
+        Ok(Request { id, session, body: RequestBody::body_from_value(&kind, body)? })
+    }
+
+    pub fn from_line(line: &str) -> Result<Self, WireError> {
+        Self::from_value(serde_json::from_str(line)?)
+    }
+}
+
+impl Response {
+    pub fn to_value(&self) -> Value {
+        join_envelope(self.id, &self.session, self.body.kind(), self.body.body_to_value())
+    }
+
+    /// One line of JSON, without the newline.
+    pub fn to_line(&self) -> String {
+        self.to_value().to_string()
+    }
+
+    pub fn from_value(value: Value) -> Result<Self, WireError> {
+        let (id, session, kind, body) = split_envelope(value)?;
+        Ok(Response { id, session, body: ResponseBody::body_from_value(&kind, body)? })
+    }
+
+    pub fn from_line(line: &str) -> Result<Self, WireError> {
+        Self::from_value(serde_json::from_str(line)?)
+    }
+
+    /// The answer to a line that is not a valid request: `id` is echoed when
+    /// it could be read.
+    pub fn error(id: Option<u64>, session: &str, code: &str, message: impl Into<String>) -> Self {
+        Response {
+            id,
+            session: session.to_owned(),
+            body: ResponseBody::Error(ErrorResponse {
+                code: code.to_owned(),
+                message: message.into(),
+            }),
+        }
+    }
+}
+
+/// Reads `id` and `session` from a line that may not be a valid request, so
+/// that an error answer can still echo them.
+pub fn salvage_envelope(line: &str) -> (Option<u64>, String) {
+    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(line) else {
+        return (None, String::new());
+    };
+    let id = map.get("id").and_then(Value::as_u64);
+    let session = map.get("session").and_then(Value::as_str).unwrap_or_default().to_owned();
+    (id, session)
+}
+
+// ---------------------------------------------------------------- shared parts
+
+/// A plugin as a client sees it before connecting: its `plugin.json`, its
+/// optional `mcp.json`, and what discovery later found (skill names; tool
+/// names per MCP server), which a manifest cannot know at validation time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PluginBundle {
+    /// The `plugin.json` document, verbatim.
+    pub manifest: Value,
+    /// The `mcp.json` document, verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tools: BTreeMap<String, Vec<String>>,
+}
+
+/// What kind of payload an operation carries, which tells a client which
+/// call-time inspector applies and which argument holds the payload:
+/// `sql` → `arguments.sql`; `shell` → `arguments.command`; `fetch` →
+/// `arguments.url` and optional `arguments.method` (default `GET`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum OperationKind {
+    Tool,
+    Sql,
+    Shell,
+    Fetch,
+}
+
+/// One concrete call: which operation, with which data.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Operation {
+    /// The plugin that provides the operation; absent for the client's own
+    /// tools (`client:shell`, `client:fetch`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<String>,
+    /// `mcp:<server>/<tool>`, `skill:<name>` or `client:<name>`; sent as
+    /// given, so that a malformed id reaches the implementation.
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<OperationKind>,
+    /// Every argument, exactly as the model supplied it (numbers keep all
+    /// their digits).
+    #[serde(default)]
+    pub arguments: Map<String, Value>,
+    /// Where the arguments came from, when the caller knows; absent lets the
+    /// client derive it from the session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<Trust>,
+    /// Who asks for the call; `model` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
+}
+
+/// Who approves.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Approver {
+    pub kind: ApproverKind,
+    pub name: String,
+}
+
+/// Something that happened in the session and that Rule-of-Two counts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SessionEvent {
+    /// The model ingested content nobody vouches for (a web page, tool
+    /// output, a file from outside). `content` is what it said, so that an
+    /// implementation can show it ignores instructions in it.
+    UntrustedContent {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        source: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content: Option<String>,
+    },
+    /// The session touched credentials, secrets, production or personal data.
+    SensitiveData {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        what: Option<String>,
+    },
+    /// The session changed state or communicated externally.
+    StateChange {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        what: Option<String>,
+    },
+    /// Variables were set in the agent session's environment (a §4.1 bypass
+    /// flag arrives this way).
+    Environment { vars: BTreeMap<String, String> },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// One finding about a manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// A stable machine-readable code chosen by the implementation.
+    pub code: String,
+    pub message: String,
+    /// JSON Pointer into the manifest, when the finding has a place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+}
+
+/// How a client understood one plugin.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PluginReport {
+    /// The manifest's `name`, when it has a readable one.
+    pub name: Option<String>,
+    /// False when the base specification rejects the plugin; it then
+    /// contributes no operations at all.
+    pub loaded: bool,
+    #[serde(default)]
+    pub diagnostics: Vec<Diagnostic>,
+    /// The declared floor of every validly declared operation, after
+    /// resolving duplicates. An operation absent here is undeclared.
+    #[serde(default)]
+    pub declarations: BTreeMap<String, Band>,
+    /// The floor that `default` sets for unlisted operations, if any.
+    #[serde(default)]
+    pub default_floor: Option<Band>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ImplementationInfo {
+    pub name: String,
+    pub version: String,
+}
+
+/// One operation whose declared floor differs between two manifests.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BandChange {
+    pub operation: String,
+    /// `null`: undeclared on that side.
+    pub old: Option<Band>,
+    pub new: Option<Band>,
+}
+
+// ---------------------------------------------------------------- requests
+
+/// Always the first request on a child's stdin.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HandshakeRequest {
+    pub protocol_version: u32,
+    /// The harness's name and version, for the implementation's logs.
+    pub harness: String,
+}
+
+/// Adds plugins to the session (what a client does when it loads them).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoadPluginsRequest {
+    pub plugins: Vec<PluginBundle>,
+}
+
+/// Validates one plugin without adding it to the session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ValidateManifestRequest {
+    pub plugin: PluginBundle,
+}
+
+/// Projects axes to a band. An absent axis is unknown.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectRequest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reversibility: Option<Reversibility>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<Trust>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordEventRequest {
+    pub event: SessionEvent,
+}
+
+/// The client's own policy for this session: extra floors per operation id,
+/// and (critical-floor capability) operations denied with no approval path.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetPolicyRequest {
+    #[serde(default)]
+    pub floors: BTreeMap<String, Band>,
+    #[serde(default)]
+    pub critical: Vec<String>,
+}
+
+/// What would happen if the operation were called now? Changes no state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EvaluateRequest {
+    pub operation: Operation,
+}
+
+/// An approver approves one operation; a human approval mints a token.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApproveRequest {
+    pub operation: Operation,
+    pub approver: Approver,
+}
+
+/// Calls the operation, redeeming a token if one is given.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InvokeRequest {
+    pub operation: Operation,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+/// Compares the declarations of two versions of one plugin.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiffManifestsRequest {
+    pub old: PluginBundle,
+    pub new: PluginBundle,
+}
+
+/// Ends the session's state: events, plugins, policy and every token.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResetSessionRequest {}
+
+// ---------------------------------------------------------------- responses
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct HandshakeResponse {
+    pub protocol_version: u32,
+    pub implementation: ImplementationInfo,
+    /// Capability names (see `Capability`); unknown names are ignored.
+    pub capabilities: Vec<String>,
+    /// Answers to the proposal's open questions (see `cases/REQUIREMENTS.yaml`).
+    #[serde(default)]
+    pub profile: BTreeMap<String, Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LoadedResponse {
+    pub plugins: Vec<PluginReport>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ValidationResponse {
+    pub plugin: PluginReport,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProjectionResponse {
+    pub band: Band,
+}
+
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct AckResponse {}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EvaluationResponse {
+    /// The effective band: the highest of every floor and inspection.
+    pub band: Band,
+    pub decision: Decision,
+    /// The declared floor of this operation; `null` when undeclared.
+    pub declared: Option<Band>,
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    /// The authorization key of this exact call.
+    #[serde(default)]
+    pub signature: Option<String>,
+    #[serde(default)]
+    pub audit: Option<AuditRecord>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ApprovalResponse {
+    pub granted: bool,
+    /// Present exactly when `granted`.
+    #[serde(default)]
+    pub token: Option<String>,
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    #[serde(default)]
+    pub audit: Option<AuditRecord>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct InvocationResponse {
+    /// Whether the effect would now take place.
+    pub allowed: bool,
+    pub band: Band,
+    pub decision: Decision,
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    #[serde(default)]
+    pub audit: Option<AuditRecord>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DiffResponse {
+    /// True when a floor was lowered or a declared operation dropped without
+    /// a major version bump.
+    pub breaking: bool,
+    /// `major`, `minor`, `patch`, `none`, or `unknown` (not SemVer).
+    pub version_change: String,
+    #[serde(default)]
+    pub changes: Vec<BandChange>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ErrorResponse {
+    pub code: String,
+    pub message: String,
+}
+
+/// The implementation does not implement this request. Distinct from
+/// `error`: it is an honest "not here", never a verdict about the input.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UnsupportedResponse {
+    pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn requests_round_trip_through_a_line() {
+        let req = Request {
+            id: 7,
+            session: "s1".into(),
+            body: RequestBody::Invoke(InvokeRequest {
+                operation: Operation {
+                    plugin: Some("db-tools".into()),
+                    id: "mcp:db/delete_row".into(),
+                    kind: None,
+                    arguments: json!({"id": 18446744073709551617u128.to_string()})
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                    trust: None,
+                    actor: None,
+                },
+                token: Some("t".into()),
+            }),
+        };
+        let line = req.to_line();
+        assert!(line.contains(r#""type":"invoke""#), "{line}");
+        assert_eq!(Request::from_line(&line).unwrap(), req);
+    }
+
+    #[test]
+    fn numbers_keep_every_digit() {
+        let line = r#"{"id":1,"session":"s","type":"evaluate","operation":{"id":"mcp:a/b","arguments":{"n":18446744073709551617,"f":0.10000000000000001,"g":1e400}}}"#;
+        let req = Request::from_line(line).unwrap();
+        let again = req.to_line();
+        // `1e400` overflows f64: it must survive (as `1e+400`), not become null.
+        for digits in ["18446744073709551617", "0.10000000000000001", "1e+400"] {
+            assert!(again.contains(digits), "{digits} lost in {again}");
+        }
+    }
+
+    #[test]
+    fn envelope_errors_are_typed() {
+        assert!(matches!(Request::from_line("[1]"), Err(WireError::NotAnObject)));
+        assert!(matches!(Request::from_line("nope"), Err(WireError::Json(_))));
+        assert!(matches!(
+            Request::from_line(r#"{"id":1,"session":"s","type":"fly"}"#),
+            Err(WireError::UnknownType(t)) if t == "fly"
+        ));
+        assert!(matches!(
+            Request::from_line(r#"{"id":"1","session":"s","type":"reset_session"}"#),
+            Err(WireError::Envelope("id"))
+        ));
+        assert!(matches!(
+            Request::from_line(r#"{"id":1,"session":"s","type":"project","scope":"Local"}"#),
+            Err(WireError::Body { .. })
+        ));
+    }
+
+    #[test]
+    fn responses_parse_with_null_id_and_event_tags() {
+        let r = Response::from_line(
+            r#"{"id":null,"session":"","type":"error","code":"bad-request","message":"x"}"#,
+        )
+        .unwrap();
+        assert_eq!(r.id, None);
+        let ev: SessionEvent =
+            serde_json::from_value(json!({"kind":"environment","vars":{"A":"1"}})).unwrap();
+        assert!(matches!(ev, SessionEvent::Environment { .. }));
+        assert_eq!(salvage_envelope(r#"{"id":3,"session":"q","type":1}"#), (Some(3), "q".into()));
+    }
+}

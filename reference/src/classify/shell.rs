@@ -1,0 +1,11 @@
+//! Call-time inspection of shell operations. Until the real inspector lands this
+//! module fails safe: everything is unknown, so everything escalates.
+
+use super::Inspection;
+use crate::mutant::Mutant;
+
+/// Inspects one shell payload.
+pub fn inspect(payload: &str, mutant: Option<Mutant>) -> Inspection {
+    let _ = (payload, mutant);
+    Inspection::unknown("shell inspection not implemented yet")
+}

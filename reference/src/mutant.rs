@@ -1,0 +1,81 @@
+//! Mutants: the reference with one realistic defect each, reproducing a
+//! failure that real clients shipped. They prove that the cases can fail.
+//! Selected by `rbv-ref --mutant NAME` or, in-process, `RBV_MUTANT=NAME`.
+
+use std::fmt;
+use std::str::FromStr;
+
+macro_rules! mutants {
+    ($($variant:ident = $name:literal : $doc:literal),+ $(,)?) => {
+        /// One seeded defect.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Mutant { $(#[doc = $doc] $variant),+ }
+
+        impl Mutant {
+            pub const ALL: &'static [Mutant] = &[$(Mutant::$variant),+];
+
+            pub fn name(self) -> &'static str {
+                match self { $(Mutant::$variant => $name),+ }
+            }
+
+            /// The failure it reproduces, with the proposal section.
+            pub fn description(self) -> &'static str {
+                match self { $(Mutant::$variant => $doc),+ }
+            }
+        }
+
+        impl FromStr for Mutant {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                match s {
+                    $($name => Ok(Mutant::$variant),)+
+                    _ => Err(format!("unknown mutant `{s}` (see --list-mutants)")),
+                }
+            }
+        }
+    };
+}
+
+mutants! {
+    SessionBypassFlag = "session-bypass-flag":
+        "§4.1: an environment variable or inline export disables the gate for the session",
+    ShapeBoundToken = "shape-bound-token":
+        "§4.2: the token hashes the normalized shape; argument data is stripped, so approving delete A approves delete B",
+    ToolLevelSql = "tool-level-sql":
+        "§4.3: every execute_sql call escalates regardless of the statement (1,016 prompts)",
+    DeclaredBandAsCeiling = "declared-band-as-ceiling":
+        "§2.2: a declared band is treated as a grant; a declared auto suppresses call-time inspection",
+    QuotedStringBlind = "quoted-string-blind":
+        "§4.4: dangerous words inside quoted strings escalate (precision failure)",
+    SubstringLoopback = "substring-loopback":
+        "§4.4: the loopback carve-out matches `localhost`/`127.0.0.1` as substrings of the URL",
+    FirstKeywordSql = "first-keyword-sql":
+        "§4.3: SQL is classified by the first keyword of each statement",
+    ReplayableToken = "replayable-token":
+        "§4.1: tokens are not consumed on use and can be replayed",
+    ModelMintedToken = "model-minted-token":
+        "§4.1: a token is minted for any approver, also the model, a tool or a plugin",
+    WholePluginInvalid = "whole-plugin-invalid":
+        "§3: one invalid permissions entry rejects the whole plugin",
+    PermissiveDefault = "permissive-default":
+        "§6.4: `default: auto` lowers undeclared operations to auto",
+    RuleOfTwoOff = "rule-of-two-off":
+        "§2.3: Rule-of-Two is not evaluated at call time",
+}
+
+impl fmt::Display for Mutant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Mutant {
+    /// The mutant named by `RBV_MUTANT`, if set. An unknown name is an
+    /// error, never silently the reference.
+    pub fn from_env() -> Result<Option<Mutant>, String> {
+        match std::env::var("RBV_MUTANT") {
+            Ok(name) if !name.is_empty() => name.parse().map(Some),
+            _ => Ok(None),
+        }
+    }
+}
