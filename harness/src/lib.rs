@@ -1,5 +1,15 @@
 //! rbv: a conformance suite and fuzzing harness for the portable risk-band
 //! vocabulary of agent plugins.
 
+pub mod adapter;
+pub mod bench;
+pub mod case;
+pub mod cli;
+pub mod embedded;
+pub mod fuzz;
+pub mod oracle;
+pub mod reporting;
+pub mod runner;
 pub mod transport;
 pub mod verdict;
+pub mod worker;

@@ -17,8 +17,15 @@ pub struct Identity {
 
 impl Identity {
     pub fn from_handshake(handshake: HandshakeResponse) -> Self {
-        let capabilities = handshake.capabilities.iter().filter_map(|c| c.parse().ok()).collect();
-        Identity { handshake, capabilities }
+        let capabilities = handshake
+            .capabilities
+            .iter()
+            .filter_map(|c| c.parse().ok())
+            .collect();
+        Identity {
+            handshake,
+            capabilities,
+        }
     }
 }
 

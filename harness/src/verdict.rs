@@ -10,7 +10,9 @@ pub enum Verdict {
     Fail(Failure),
     /// Not run, with the reason (an unclaimed capability, a profile that
     /// does not apply).
-    Skip { reason: String },
+    Skip {
+        reason: String,
+    },
     /// The implementation misbehaved: crashed, hung, answered garbage or
     /// broke the protocol.
     Error(ErrorVerdict),

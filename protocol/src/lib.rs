@@ -3,9 +3,10 @@
 //! This crate holds types and their wire spelling only; every decision about
 //! what a band *should* be lives in `rbv-reference`. The normative protocol
 //! text is `PROTOCOL.md` at the repository root; the JSON Schemas under
-//! `protocol/schema/` are generated from these types (`cargo run -p rbv --
-//! schema --write`) and checked for drift by a test.
+//! `protocol/schema/` are generated from these types and checked for drift
+//! by `cargo test -p rbv-protocol --test schema` (`BLESS=1` rewrites them).
 
+pub mod schema;
 pub mod vocab;
 pub mod wire;
 

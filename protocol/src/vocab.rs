@@ -191,7 +191,10 @@ impl OperationId {
     /// Parses an id. Components are non-empty, contain no whitespace, no
     /// control characters, no `/` (besides the MCP separator) and no `:`.
     pub fn parse(id: &str) -> Result<Self, BadOperationId> {
-        let bad = |why| BadOperationId { id: id.to_owned(), why };
+        let bad = |why| BadOperationId {
+            id: id.to_owned(),
+            why,
+        };
         let (scheme, rest) = id
             .split_once(':')
             .ok_or_else(|| bad("missing `mcp:`, `skill:` or `client:` prefix"))?;
@@ -199,8 +202,12 @@ impl OperationId {
             if s.is_empty() {
                 return Err(bad("empty component"));
             }
-            if s.chars().any(|c| c.is_whitespace() || c.is_control() || c == '/' || c == ':') {
-                return Err(bad("component holds whitespace, a control character, `/` or `:`"));
+            if s.chars()
+                .any(|c| c.is_whitespace() || c.is_control() || c == '/' || c == ':')
+            {
+                return Err(bad(
+                    "component holds whitespace, a control character, `/` or `:`",
+                ));
             }
             Ok(s.to_owned())
         };
@@ -209,10 +216,17 @@ impl OperationId {
                 let (server, tool) = rest
                     .split_once('/')
                     .ok_or_else(|| bad("an MCP id is `mcp:<server>/<tool>`"))?;
-                Ok(OperationId::Mcp { server: component(server)?, tool: component(tool)? })
+                Ok(OperationId::Mcp {
+                    server: component(server)?,
+                    tool: component(tool)?,
+                })
             }
-            "skill" => Ok(OperationId::Skill { name: component(rest)? }),
-            "client" => Ok(OperationId::Client { name: component(rest)? }),
+            "skill" => Ok(OperationId::Skill {
+                name: component(rest)?,
+            }),
+            "client" => Ok(OperationId::Client {
+                name: component(rest)?,
+            }),
             _ => Err(bad("unknown prefix (expected `mcp`, `skill` or `client`)")),
         }
     }
@@ -270,7 +284,10 @@ mod tests {
         assert_eq!("soft-ack".parse::<Band>(), Ok(Band::SoftAck));
         assert!("Escalate".parse::<Band>().is_err());
         assert!("soft_ack".parse::<Band>().is_err());
-        assert_eq!(serde_json::to_string(&Scope::SharedRemote).unwrap(), "\"shared-remote\"");
+        assert_eq!(
+            serde_json::to_string(&Scope::SharedRemote).unwrap(),
+            "\"shared-remote\""
+        );
         assert!(serde_json::from_str::<Band>("\"Escalate\"").is_err());
         for r in Reversibility::ALL {
             assert_eq!(r.as_str().parse::<Reversibility>(), Ok(*r));

@@ -24,11 +24,16 @@ pub enum WireError {
     #[error("unknown message type `{0}`")]
     UnknownType(String),
     #[error("invalid `{kind}` message: {source}")]
-    Body { kind: String, source: serde_json::Error },
+    Body {
+        kind: String,
+        source: serde_json::Error,
+    },
 }
 
 fn split_envelope(value: Value) -> Result<(Option<u64>, String, String, Value), WireError> {
-    let Value::Object(mut map) = value else { return Err(WireError::NotAnObject) };
+    let Value::Object(mut map) = value else {
+        return Err(WireError::NotAnObject);
+    };
     let id = match map.remove("id") {
         None | Some(Value::Null) => None,
         Some(Value::Number(n)) => Some(n.as_u64().ok_or(WireError::Envelope("id"))?),
@@ -148,7 +153,12 @@ pub struct Response {
 
 impl Request {
     pub fn to_value(&self) -> Value {
-        join_envelope(Some(self.id), &self.session, self.body.kind(), self.body.body_to_value())
+        join_envelope(
+            Some(self.id),
+            &self.session,
+            self.body.kind(),
+            self.body.body_to_value(),
+        )
     }
 
     /// One line of JSON, without the newline.
@@ -159,7 +169,11 @@ impl Request {
     pub fn from_value(value: Value) -> Result<Self, WireError> {
         let (id, session, kind, body) = split_envelope(value)?;
         let id = id.ok_or(WireError::Envelope("id"))?;
-        Ok(Request { id, session, body: RequestBody::body_from_value(&kind, body)? })
+        Ok(Request {
+            id,
+            session,
+            body: RequestBody::body_from_value(&kind, body)?,
+        })
     }
 
     pub fn from_line(line: &str) -> Result<Self, WireError> {
@@ -169,7 +183,12 @@ impl Request {
 
 impl Response {
     pub fn to_value(&self) -> Value {
-        join_envelope(self.id, &self.session, self.body.kind(), self.body.body_to_value())
+        join_envelope(
+            self.id,
+            &self.session,
+            self.body.kind(),
+            self.body.body_to_value(),
+        )
     }
 
     /// One line of JSON, without the newline.
@@ -179,7 +198,11 @@ impl Response {
 
     pub fn from_value(value: Value) -> Result<Self, WireError> {
         let (id, session, kind, body) = split_envelope(value)?;
-        Ok(Response { id, session, body: ResponseBody::body_from_value(&kind, body)? })
+        Ok(Response {
+            id,
+            session,
+            body: ResponseBody::body_from_value(&kind, body)?,
+        })
     }
 
     pub fn from_line(line: &str) -> Result<Self, WireError> {
@@ -207,7 +230,11 @@ pub fn salvage_envelope(line: &str) -> (Option<u64>, String) {
         return (None, String::new());
     };
     let id = map.get("id").and_then(Value::as_u64);
-    let session = map.get("session").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let session = map
+        .get("session")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
     (id, session)
 }
 
@@ -587,8 +614,14 @@ mod tests {
 
     #[test]
     fn envelope_errors_are_typed() {
-        assert!(matches!(Request::from_line("[1]"), Err(WireError::NotAnObject)));
-        assert!(matches!(Request::from_line("nope"), Err(WireError::Json(_))));
+        assert!(matches!(
+            Request::from_line("[1]"),
+            Err(WireError::NotAnObject)
+        ));
+        assert!(matches!(
+            Request::from_line("nope"),
+            Err(WireError::Json(_))
+        ));
         assert!(matches!(
             Request::from_line(r#"{"id":1,"session":"s","type":"fly"}"#),
             Err(WireError::UnknownType(t)) if t == "fly"
@@ -613,6 +646,9 @@ mod tests {
         let ev: SessionEvent =
             serde_json::from_value(json!({"kind":"environment","vars":{"A":"1"}})).unwrap();
         assert!(matches!(ev, SessionEvent::Environment { .. }));
-        assert_eq!(salvage_envelope(r#"{"id":3,"session":"q","type":1}"#), (Some(3), "q".into()));
+        assert_eq!(
+            salvage_envelope(r#"{"id":3,"session":"q","type":1}"#),
+            (Some(3), "q".into())
+        );
     }
 }

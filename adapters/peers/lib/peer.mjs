@@ -1,0 +1,185 @@
+// The rbv protocol loop shared by the Node.js peer adapters (PROTOCOL.md).
+//
+// A peer adapter wraps one outside classifier. It supplies its name, the
+// capabilities it really has and one `evaluate(kind, operation)` function;
+// this module does the rest: one JSON object per line in, one per line out,
+// `id` and `session` echoed, `unsupported` for every request the peer has no
+// notion of, `error` for lines that are not valid requests. Nothing but
+// answers ever reaches stdout: console output of the wrapped packages is
+// redirected to stderr before they are imported.
+
+import readline from "node:readline";
+
+const realWrite = process.stdout.write.bind(process.stdout);
+// Wrapped packages may log with console.log/info; stdout is the protocol's.
+console.log = (...a) => console.error(...a);
+console.info = (...a) => console.error(...a);
+console.debug = () => {};
+
+const KINDS = new Set(["tool", "sql", "shell", "fetch"]);
+const REQUEST_TYPES = new Set([
+  "handshake", "load_plugins", "validate_manifest", "project", "record_event",
+  "set_policy", "evaluate", "approve", "invoke", "diff_manifests", "reset_session",
+]);
+
+class BadRequest extends Error {}
+
+/** Band → decision, as the protocol pairs them (§3); `deny` is passed explicitly. */
+export const DECISION_OF = { auto: "allow", "soft-ack": "note", escalate: "ask" };
+
+/** An `evaluation` body. */
+export function evaluation(band, reasons, decision = DECISION_OF[band]) {
+  return { type: "evaluation", band, decision, declared: null, reasons };
+}
+
+/**
+ * An `invocation` from the peer's evaluation: what the peer lets run
+ * without a prompt runs; what it asks about or refuses does not. The peers
+ * mint no tokens, so a token (sent only to implementations claiming
+ * `tokens`) redeems nothing.
+ */
+function invocation(ev, token) {
+  const allowed = ev.decision === "allow" || ev.decision === "note";
+  const reasons = [...ev.reasons];
+  if (token !== undefined) reasons.push("the peer has no approval tokens: nothing redeemed");
+  return { type: "invocation", allowed, band: ev.band, decision: ev.decision, reasons };
+}
+
+const BANDS = ["auto", "soft-ack", "escalate"];
+
+function checkFloors(f) {
+  if (f === undefined) return {};
+  if (f === null || typeof f !== "object" || Array.isArray(f)) throw new BadRequest("`floors` must map operation ids to bands");
+  for (const [op, band] of Object.entries(f)) {
+    if (!BANDS.includes(band)) throw new BadRequest(`floor of ${op} must be one of ${BANDS.join(", ")}`);
+  }
+  return f;
+}
+
+/** The evaluation raised to the session's floor for the operation, if any. */
+function raiseToFloor(ev, floor) {
+  if (ev.type !== "evaluation" || floor === undefined || BANDS.indexOf(floor) <= BANDS.indexOf(ev.band)) return ev;
+  return { ...ev, band: floor, decision: DECISION_OF[floor], reasons: [...ev.reasons, `client policy: floor ${floor}`] };
+}
+
+// Ids above 2^53 lose digits in JSON.parse and are answered as unreadable;
+// rbv numbers requests from 0 per child, far below that.
+function readEnvelope(msg) {
+  if (msg === null || typeof msg !== "object" || Array.isArray(msg)) return [null, ""];
+  const id = Number.isSafeInteger(msg.id) && msg.id >= 0 ? msg.id : null;
+  const session = typeof msg.session === "string" ? msg.session : "";
+  return [id, session];
+}
+
+function checkOperation(op) {
+  if (op === null || typeof op !== "object" || Array.isArray(op)) throw new BadRequest("`operation` must be an object");
+  if (typeof op.id !== "string") throw new BadRequest("`operation.id` must be a string");
+  const kind = op.kind ?? "tool";
+  if (!KINDS.has(kind)) throw new BadRequest(`\`operation.kind\` must be one of tool, sql, shell, fetch (got ${JSON.stringify(kind)})`);
+  const args = op.arguments ?? {};
+  if (args === null || typeof args !== "object" || Array.isArray(args)) throw new BadRequest("`operation.arguments` must be an object");
+  return [kind, args];
+}
+
+/**
+ * Runs the loop until stdin ends.
+ *
+ * peer = {
+ *   implementation: {name, version},
+ *   capabilities: ["sql"],           // only what the peer really does
+ *   ready: Promise,                  // resolves when the wrapped package is loaded
+ *   evaluate(kind, args, op) -> Promise<body> | body  // an `evaluation` body; only
+ *                                                      // kinds in `capabilities` reach it
+ * }
+ */
+export function serve(peer) {
+  // A package that fails to load makes every evaluation an `error` naming
+  // the cause, never a crash.
+  peer.ready.catch((e) => console.error(`${peer.implementation.name}: the wrapped package failed to load:`, e));
+  let handshaken = false;
+  // The client policy of each session (`set_policy` floors): the only
+  // state the adapters keep. It is glue around the peer, not the peer.
+  const floors = new Map();
+  const write = (obj) => realWrite(JSON.stringify(obj) + "\n");
+
+  async function answer(line) {
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch (e) {
+      return { id: null, session: "", type: "error", code: "bad-json", message: String(e.message) };
+    }
+    const [id, session] = readEnvelope(msg);
+    const error = (code, message) => ({ id, session, type: "error", code, message });
+    if (msg === null || typeof msg !== "object" || Array.isArray(msg)) return error("bad-request", "a request is a JSON object");
+    if (id === null) return error("bad-request", "`id` must be an integer in 0..2^64");
+    if (typeof msg.session !== "string") return error("bad-request", "`session` must be a string");
+    if (typeof msg.type !== "string") return error("bad-request", "`type` must be a string");
+    const type = msg.type;
+    try {
+      if (type === "handshake") {
+        if (msg.protocol_version !== 1) return error("protocol-version", "this adapter speaks protocol version 1");
+        handshaken = true;
+        return {
+          id, session, type: "handshake", protocol_version: 1,
+          implementation: peer.implementation,
+          capabilities: peer.capabilities,
+          profile: {},
+        };
+      }
+      if (!handshaken) return error("bad-request", "the first request must be `handshake`");
+      if (!REQUEST_TYPES.has(type)) return { id, session, type: "unsupported", message: `unknown request type \`${type}\`` };
+      if (type === "reset_session") {
+        floors.delete(session);
+        return { id, session, type: "ack" };
+      }
+      // Session events feed Rule-of-Two, which no peer has; they may never
+      // lower a band, and here they change nothing.
+      if (type === "record_event") return { id, session, type: "ack" };
+      if (type === "set_policy") {
+        if (msg.critical !== undefined) {
+          return { id, session, type: "unsupported", message: `${peer.implementation.name} has no critical floor` };
+        }
+        floors.set(session, { ...floors.get(session), ...checkFloors(msg.floors) });
+        return { id, session, type: "ack" };
+      }
+      if (type === "evaluate" || type === "invoke") {
+        const [kind, args] = checkOperation(msg.operation);
+        if (!peer.capabilities.includes(kind)) {
+          return { id, session, type: "unsupported", message: `${peer.implementation.name} has no \`${kind}\` inspector` };
+        }
+        await peer.ready;
+        const body = raiseToFloor(await peer.evaluate(kind, args, msg.operation), floors.get(session)?.[msg.operation.id]);
+        return { id, session, ...(type === "invoke" ? invocation(body, msg.token) : body) };
+      }
+      // No manifest, projection, tokens or versioning in these peers.
+      return { id, session, type: "unsupported", message: `${peer.implementation.name} has no notion of \`${type}\`` };
+    } catch (e) {
+      if (e instanceof BadRequest) return error("bad-request", `invalid \`${type}\`: ${e.message}`);
+      console.error(`${peer.implementation.name}: internal error:`, e);
+      return error("internal", String(e && e.message ? e.message : e));
+    }
+  }
+
+  // Answers may finish out of order (the protocol matches them by id), but
+  // each is written whole, on one line.
+  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  const pending = new Set();
+  rl.on("line", (line) => {
+    if (!line.trim()) return;
+    const p = answer(line).then(write, (e) => console.error("unanswerable line:", e));
+    pending.add(p);
+    p.finally(() => pending.delete(p));
+  });
+  rl.on("close", async () => {
+    await Promise.allSettled([...pending]);
+    process.exit(0);
+  });
+}
+
+/** The text argument an inspector reads, or a BadRequest. */
+export function textArgument(args, key, kind) {
+  const v = args[key];
+  if (typeof v !== "string") throw new BadRequest(`a \`${kind}\` operation needs \`arguments.${key}\` as a string`);
+  return v;
+}

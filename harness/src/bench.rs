@@ -1,0 +1,233 @@
+//! `rbv bench`: how fast the harness drives an implementation.
+//!
+//! (a) cases/s of the suite against the built-in reference over the protocol;
+//! (b) the same requests, batch for batch, answered by `rbv adapter --echo`
+//!     over the same pipes: the floor that pipes and the harness's transport
+//!     cost; the ratio says what judging and the reference add;
+//! (c) persistent workers against `--spawn-per-case` on the same adapter;
+//! (d) the reference linked in (no pipes): the reference's and the judge's share.
+
+use crate::adapter::{Connect, ProcessConfig, ProcessTransport, Target};
+use crate::cli::cases::CasesArgs;
+use crate::cli::run::self_adapter;
+use crate::runner::{self, RunOptions, Summary};
+use crate::transport::{AdapterError, Identity, Observation, Transport};
+use clap::Args;
+use crossbeam_channel::unbounded;
+use rbv_protocol::RequestBody;
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    pub cases: CasesArgs,
+    /// Measurements per figure; medians are reported.
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
+    /// Workers; default: one per core.
+    #[arg(long, short = 'j', default_value_t = 0, hide_default_value = true)]
+    pub jobs: usize,
+}
+
+/// Requests sent, per session, batch by batch.
+type Log = Arc<Mutex<BTreeMap<String, Vec<Vec<RequestBody>>>>>;
+
+/// Records every batch a transport sends.
+struct Recorder {
+    inner: Box<dyn Transport + Send>,
+    log: Log,
+}
+
+impl Transport for Recorder {
+    fn identity(&self) -> &Identity {
+        self.inner.identity()
+    }
+
+    fn exchange(
+        &mut self,
+        session: &str,
+        bodies: Vec<RequestBody>,
+    ) -> Result<Vec<Observation>, AdapterError> {
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        log.entry(session.to_owned())
+            .or_default()
+            .push(bodies.clone());
+        drop(log);
+        self.inner.exchange(session, bodies)
+    }
+}
+
+struct Recording<'a> {
+    target: &'a Target,
+    log: Log,
+}
+
+impl Connect for Recording<'_> {
+    fn connect(&self) -> Result<Box<dyn Transport + Send>, AdapterError> {
+        Ok(Box::new(Recorder {
+            inner: self.target.connect()?,
+            log: Arc::clone(&self.log),
+        }))
+    }
+
+    fn describe(&self) -> String {
+        self.target.describe()
+    }
+}
+
+/// Sends every recorded batch to fresh children of `config` on `jobs`
+/// workers, one session after another, as the runner would.
+fn replay(
+    config: &ProcessConfig,
+    sessions: &[Vec<Vec<RequestBody>>],
+    jobs: usize,
+) -> anyhow::Result<Duration> {
+    let (tx, rx) = unbounded::<&Vec<Vec<RequestBody>>>();
+    let started = Instant::now();
+    let failures = thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|w| {
+                let rx = rx.clone();
+                scope.spawn(move || -> Result<(), AdapterError> {
+                    let mut child = ProcessTransport::spawn(config)?;
+                    for (n, batches) in rx.iter().enumerate() {
+                        let session = format!("{w}-{n}");
+                        for batch in batches {
+                            child.exchange(&session, batch.clone())?;
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        for session in sessions {
+            tx.send(session).expect("workers are alive");
+        }
+        drop(tx);
+        workers
+            .into_iter()
+            .filter_map(|w| w.join().expect("replay worker").err())
+            .collect::<Vec<_>>()
+    });
+    if let Some(error) = failures.first() {
+        anyhow::bail!("echo replay failed: {}", error.message);
+    }
+    Ok(started.elapsed())
+}
+
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    let suite = args.cases.load()?;
+    let runs = args.runs.max(1);
+    let options = RunOptions {
+        filters: Vec::new(),
+        jobs: args.jobs,
+    };
+    let jobs = options.jobs();
+    let reference = ProcessConfig::new(self_adapter(None, false)?);
+    let echo = ProcessConfig::new(self_adapter(None, true)?);
+    let cases = suite.cases.len();
+    println!(
+        "rbv bench: {cases} cases, {jobs} workers, {runs} rounds, load average {}",
+        load_average()
+    );
+
+    // (a) the suite against the reference, persistent workers.
+    let persistent = Target::Process(reference.clone());
+    let log: Log = Arc::default();
+    let recording = Recording {
+        target: &persistent,
+        log: Arc::clone(&log),
+    };
+    let first = runner::run(&suite.cases, &recording, &options);
+    let summary = Summary::of(&first.results);
+    if summary.errors > 0 {
+        anyhow::bail!(
+            "the reference errored on {} cases; fix that before measuring",
+            summary.errors
+        );
+    }
+    let sessions: Vec<Vec<Vec<RequestBody>>> =
+        std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()))
+            .into_values()
+            .collect();
+    let requests: usize = sessions.iter().flatten().map(Vec::len).sum();
+    let per_case = Target::SpawnPerCase(reference);
+    let in_process = Target::InProcess(None, Default::default());
+
+    // Rounds interleave the figures, so that a load change on a shared
+    // machine shifts a whole round, and ratios are taken within a round.
+    let mut rounds = Vec::new();
+    for round in 0..runs {
+        let a = runner::run(&suite.cases, &persistent, &options).elapsed;
+        let b = replay(&echo, &sessions, jobs)?;
+        let c = runner::run(&suite.cases, &per_case, &options).elapsed;
+        let d = runner::run(&suite.cases, &in_process, &options).elapsed;
+        println!(
+            "    round {}: (a) {:.1} ms  (b) {:.1} ms  (c) {:.1} ms  (d) {:.1} ms  load {}",
+            round + 1,
+            ms(a),
+            ms(b),
+            ms(c),
+            ms(d),
+            load_average()
+        );
+        rounds.push([a, b, c, d]);
+    }
+    let [a, b, c, d] =
+        [0, 1, 2, 3].map(|i| median(rounds.iter().map(|r| r[i].as_secs_f64()).collect()));
+    let floor_ratio = median(
+        rounds
+            .iter()
+            .map(|r| r[0].as_secs_f64() / r[1].as_secs_f64())
+            .collect(),
+    );
+    let spawn_ratio = median(
+        rounds
+            .iter()
+            .map(|r| r[2].as_secs_f64() / r[0].as_secs_f64())
+            .collect(),
+    );
+    println!("medians of {runs} rounds:");
+    println!(
+        "(a) suite against the reference: {:.0} cases/s ({cases} cases in {:.1} ms, {requests} requests; {})",
+        cases as f64 / a,
+        a * 1e3,
+        summary.final_line()
+    );
+    println!(
+        "(b) raw floor, echo adapter, same {requests} requests: {:.1} ms ({:.0} requests/s); suite/floor = {floor_ratio:.2}x (target <= 1.3x)",
+        b * 1e3,
+        requests as f64 / b
+    );
+    println!(
+        "(c) spawn per case: {:.0} cases/s ({:.1} ms); persistent/spawn-per-case = {spawn_ratio:.1}x (target >= 20x)",
+        cases as f64 / c,
+        c * 1e3
+    );
+    println!(
+        "(d) the reference in process, no pipes: {:.0} cases/s ({:.1} ms): judging and the reference's own work",
+        cases as f64 / d,
+        d * 1e3
+    );
+    println!("load average after: {}", load_average());
+    Ok(ExitCode::SUCCESS)
+}

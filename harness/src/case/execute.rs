@@ -1,0 +1,385 @@
+//! Running one case against a `Transport`: skip if it does not apply, load
+//! its plugins, send each step, judge each answer; the first failure is the
+//! verdict. Every exchange is recorded for the report.
+
+use super::judge::{self, Missed};
+use super::model::{Action, Step, Token};
+use super::requirements::same_value;
+use super::steps;
+use super::Case;
+use crate::transport::{Observation, Transport};
+use crate::verdict::{ErrorKind, ErrorVerdict, FailKind, Failure, Verdict};
+use rbv_protocol::{
+    ApproveRequest, Capability, DiffManifestsRequest, EvaluateRequest, InvokeRequest,
+    LoadPluginsRequest, RecordEventRequest, Request, RequestBody, ResetSessionRequest,
+    ResponseBody, ValidateManifestRequest,
+};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One request and its answer, as sent and received.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exchange {
+    /// The step number: 1-based; 0 is the `load_plugins` of the case's
+    /// `plugins`, sent before step 1.
+    pub step: usize,
+    /// The wire request without its envelope's `id` and `session` (with `type`).
+    pub request: Value,
+    pub response: Option<Value>,
+    /// The answer line as the implementation wrote it.
+    pub line: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseRun {
+    pub verdict: Verdict,
+    pub exchanges: Vec<Exchange>,
+}
+
+fn protocol(step: usize, message: String, line: Option<String>) -> Verdict {
+    Verdict::Error(ErrorVerdict {
+        kind: ErrorKind::Protocol,
+        step: Some(step),
+        message,
+        line,
+        stderr_tail: String::new(),
+    })
+}
+
+fn failure(step: usize, what: &str, m: Missed) -> Verdict {
+    let expected = serde_json::to_string_pretty(&m.expected).unwrap_or_default() + "\n";
+    let observed = serde_json::to_string_pretty(&m.observed).unwrap_or_default() + "\n";
+    let diff = similar::TextDiff::from_lines(&expected, &observed)
+        .unified_diff()
+        .header("expected", "observed")
+        .to_string();
+    Verdict::Fail(Failure {
+        kind: m.kind,
+        step,
+        message: format!("step {step} ({what}): {}", m.message),
+        expected,
+        observed,
+        diff,
+    })
+}
+
+/// Why the case does not apply to this implementation, if it does not.
+fn skip_reason(case: &Case, transport: &dyn Transport) -> Option<String> {
+    let identity = transport.identity();
+    let name = &identity.handshake.implementation.name;
+    let missing: Vec<&str> = case
+        .needs
+        .difference(&identity.capabilities)
+        .map(|c| c.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Some(format!(
+            "needs capability {} which {name} does not claim",
+            missing.join(", ")
+        ));
+    }
+    for (key, want) in &case.profile {
+        let declared = identity.handshake.profile.get(key);
+        let (have, how) = match declared {
+            Some(v) => (Some(v), "declares"),
+            None => (case.profile_defaults.get(key), "defaults to"),
+        };
+        if !have.is_some_and(|h| same_value(h, want)) {
+            let have = have.map_or("nothing".to_owned(), ToString::to_string);
+            return Some(format!(
+                "profile {key}: {name} {how} {have}; the case applies to {want}"
+            ));
+        }
+    }
+    None
+}
+
+fn resolve(
+    token: &Option<Token>,
+    captures: &BTreeMap<String, Value>,
+) -> Result<Option<String>, String> {
+    match token {
+        None => Ok(None),
+        Some(Token::Literal(t)) => Ok(Some(t.clone())),
+        Some(Token::Capture(name)) => match captures.get(name) {
+            Some(Value::String(t)) => Ok(Some(t.clone())),
+            Some(other) => Err(format!(
+                "capture `{name}` holds {other}, not a token string"
+            )),
+            None => Err(format!("capture `{name}` was not captured")),
+        },
+    }
+}
+
+fn bodies(action: &Action, captures: &BTreeMap<String, Value>) -> Result<Vec<RequestBody>, String> {
+    Ok(vec![match action {
+        Action::LoadPlugins(plugins) => RequestBody::LoadPlugins(LoadPluginsRequest {
+            plugins: plugins.clone(),
+        }),
+        Action::ValidateManifest(plugin) => {
+            RequestBody::ValidateManifest(ValidateManifestRequest {
+                plugin: plugin.clone(),
+            })
+        }
+        Action::Project(p) => RequestBody::Project(p.clone()),
+        Action::RecordEvent(event) => RequestBody::RecordEvent(RecordEventRequest {
+            event: event.clone(),
+        }),
+        Action::SetPolicy(p) => RequestBody::SetPolicy(p.clone()),
+        Action::Evaluate(op) => RequestBody::Evaluate(EvaluateRequest {
+            operation: op.clone(),
+        }),
+        Action::Approve {
+            operation,
+            approver,
+        } => RequestBody::Approve(ApproveRequest {
+            operation: operation.clone(),
+            approver: approver.clone(),
+        }),
+        Action::Invoke { operation, token } => RequestBody::Invoke(InvokeRequest {
+            operation: operation.clone(),
+            token: resolve(token, captures)?,
+        }),
+        Action::DiffManifests { old, new } => RequestBody::DiffManifests(DiffManifestsRequest {
+            old: old.clone(),
+            new: new.clone(),
+        }),
+        Action::ResetSession => RequestBody::ResetSession(ResetSessionRequest {}),
+        Action::Concurrent(actions) => {
+            let mut all = Vec::new();
+            for a in actions {
+                all.extend(bodies(a, captures)?);
+            }
+            return Ok(all);
+        }
+    }])
+}
+
+fn wire(session: &str, body: RequestBody) -> Value {
+    let mut value = Request {
+        id: 0,
+        session: session.to_owned(),
+        body,
+    }
+    .to_value();
+    if let Value::Object(map) = &mut value {
+        map.remove("id");
+        map.remove("session");
+    }
+    value
+}
+
+fn lookup<'a>(answer: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(answer, |v, key| match v {
+        Value::Array(items) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
+        _ => v.get(key),
+    })
+}
+
+/// The requests of one step.
+struct Batch {
+    number: usize,
+    what: &'static str,
+    bodies: Vec<RequestBody>,
+    /// The step expects `type: unsupported`.
+    expects_unsupported: bool,
+    /// What the step needs, to name in an unexpected `unsupported`.
+    needs: BTreeSet<Capability>,
+}
+
+/// Sends one batch and checks the answers are well-formed answers to it.
+/// `Err` is the verdict.
+fn send(
+    transport: &mut dyn Transport,
+    session: &str,
+    batch: Batch,
+    run: &mut CaseRun,
+) -> Result<Vec<Observation>, Verdict> {
+    let Batch {
+        number,
+        what,
+        bodies,
+        expects_unsupported,
+        needs,
+    } = batch;
+    let requests: Vec<Value> = bodies.iter().map(|b| wire(session, b.clone())).collect();
+    let count = bodies.len();
+    let result = transport.exchange(session, bodies);
+    let observations = match result {
+        Ok(o) => o,
+        Err(e) => {
+            run.exchanges
+                .extend(requests.into_iter().map(|request| Exchange {
+                    step: number,
+                    request,
+                    response: None,
+                    line: e.line.clone(),
+                }));
+            return Err(Verdict::Error(ErrorVerdict {
+                kind: e.kind,
+                step: Some(number),
+                message: e.message,
+                line: e.line,
+                stderr_tail: e.stderr_tail,
+            }));
+        }
+    };
+    for (i, request) in requests.into_iter().enumerate() {
+        let o = observations.get(i);
+        run.exchanges.push(Exchange {
+            step: number,
+            request,
+            response: o.map(|o| o.value.clone()),
+            line: o.map(|o| o.line.clone()),
+        });
+    }
+    if observations.len() != count {
+        let message = format!("{count} requests got {} answers", observations.len());
+        return Err(protocol(number, message, None));
+    }
+    for o in &observations {
+        let response = match &o.response {
+            Ok(r) => r,
+            Err(why) => {
+                let message = format!("step {number} ({what}): not a valid answer: {why}");
+                return Err(protocol(number, message, Some(o.line.clone())));
+            }
+        };
+        if response.session != session {
+            let message = format!(
+                "step {number} ({what}): answer for session `{}` to a request in session `{session}`",
+                response.session
+            );
+            return Err(protocol(number, message, Some(o.line.clone())));
+        }
+        if let ResponseBody::Unsupported(u) = &response.body {
+            if !expects_unsupported {
+                let claimed: Vec<&str> = needs.iter().map(|c| c.as_str()).collect();
+                let message = if claimed.is_empty() {
+                    format!(
+                        "step {number} ({what}): answered unsupported to a request every implementation supports: {}",
+                        u.message
+                    )
+                } else {
+                    format!(
+                        "step {number} ({what}): claims {} but answered unsupported: {}",
+                        claimed.join(", "),
+                        u.message
+                    )
+                };
+                return Err(protocol(number, message, Some(o.line.clone())));
+            }
+        }
+    }
+    Ok(observations)
+}
+
+fn run_step(
+    step: &Step,
+    number: usize,
+    transport: &mut dyn Transport,
+    session: &str,
+    captures: &mut BTreeMap<String, Value>,
+    run: &mut CaseRun,
+) -> Result<(), Verdict> {
+    let what = step.action.key();
+    let batch = bodies(&step.action, captures).map_err(|message| {
+        failure(
+            number,
+            what,
+            Missed {
+                kind: FailKind::Mismatch,
+                message,
+                expected: Value::String("a token captured from an earlier answer".into()),
+                observed: Value::Null,
+            },
+        )
+    })?;
+    let unsupported = step.expect.answer_type.as_deref() == Some("unsupported");
+    let mut needs = BTreeSet::new();
+    steps::action_needs(&step.action, &mut needs);
+    let batch = Batch {
+        number,
+        what,
+        bodies: batch,
+        expects_unsupported: unsupported,
+        needs,
+    };
+    let observations = send(transport, session, batch, run)?;
+    let answers: Vec<&Value> = observations.iter().map(|o| &o.value).collect();
+    if let Some(m) = judge::judge(step, &answers) {
+        return Err(failure(number, what, m));
+    }
+    for (name, path) in &step.capture {
+        match answers.first().and_then(|a| lookup(a, path)) {
+            Some(v) if !v.is_null() => {
+                captures.insert(name.clone(), v.clone());
+            }
+            _ => {
+                let m = Missed {
+                    kind: FailKind::Mismatch,
+                    message: format!("capture `{name}`: the answer has no `{path}`"),
+                    expected: serde_json::json!({ "capture": path }),
+                    observed: answers.first().map_or(Value::Null, |a| (*a).clone()),
+                };
+                return Err(failure(number, what, m));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs `case` in `session`. The session should be fresh (or reset).
+pub fn execute(case: &Case, transport: &mut dyn Transport, session: &str) -> CaseRun {
+    let mut run = CaseRun {
+        verdict: Verdict::Pass,
+        exchanges: Vec::new(),
+    };
+    if let Some(reason) = skip_reason(case, transport) {
+        run.verdict = Verdict::Skip { reason };
+        return run;
+    }
+    if !case.plugins.is_empty() {
+        let body = RequestBody::LoadPlugins(LoadPluginsRequest {
+            plugins: case.plugins.clone(),
+        });
+        let batch = Batch {
+            number: 0,
+            what: "plugins",
+            bodies: vec![body],
+            expects_unsupported: false,
+            needs: BTreeSet::from([Capability::Manifest]),
+        };
+        match send(transport, session, batch, &mut run) {
+            Ok(obs) => {
+                let got = obs[0]
+                    .value
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                if got != "loaded" {
+                    let m = Missed {
+                        kind: FailKind::Mismatch,
+                        message: format!("loading the case's plugins got `{got}`, not `loaded`"),
+                        expected: serde_json::json!({ "type": "loaded" }),
+                        observed: obs[0].value.clone(),
+                    };
+                    run.verdict = failure(0, "load_plugins", m);
+                    return run;
+                }
+            }
+            Err(verdict) => {
+                run.verdict = verdict;
+                return run;
+            }
+        }
+    }
+    let mut captures = BTreeMap::new();
+    for (i, step) in case.steps.iter().enumerate() {
+        if let Err(verdict) = run_step(step, i + 1, transport, session, &mut captures, &mut run) {
+            run.verdict = verdict;
+            return run;
+        }
+    }
+    run
+}

@@ -1,0 +1,154 @@
+//! Lint: the suite against its catalogue. Every requirement should be
+//! guarded on its unsafe side (and, where it has one, its precision side),
+//! and every case should say which side it guards.
+
+use super::requirements::Level;
+use super::{Origin, Suite};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Below these counts a requirement is thinly covered (a warning).
+pub const MIN_UNSAFE_CASES: usize = 3;
+pub const MIN_PRECISION_CASES: usize = 2;
+
+/// One finding: about a case (with its origin) or a requirement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LintIssue {
+    /// A case id or a requirement id.
+    pub subject: String,
+    pub origin: Option<Origin>,
+    pub message: String,
+}
+
+impl fmt::Display for LintIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.origin {
+            Some(o) => write!(f, "{o}: {}: {}", self.subject, self.message),
+            None => write!(f, "{}: {}", self.subject, self.message),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequirementCoverage {
+    pub id: String,
+    pub level: Level,
+    /// Cases citing the requirement that can fail `under`.
+    pub unsafe_cases: usize,
+    /// Cases citing the requirement that can fail `over`.
+    pub precision_cases: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LintReport {
+    pub errors: Vec<LintIssue>,
+    pub warnings: Vec<LintIssue>,
+    pub coverage: Vec<RequirementCoverage>,
+}
+
+impl LintReport {
+    pub fn is_ok(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
+/// The coverage table, as Markdown.
+impl fmt::Display for LintReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "| requirement | level | unsafe-side cases | precision cases |"
+        )?;
+        writeln!(f, "|---|---|---:|---:|")?;
+        for c in &self.coverage {
+            writeln!(
+                f,
+                "| {} | {} | {} | {} |",
+                c.id, c.level, c.unsafe_cases, c.precision_cases
+            )?;
+        }
+        Ok(())
+    }
+}
+
+pub fn lint(suite: &Suite) -> LintReport {
+    let mut report = LintReport::default();
+    let catalogue = &suite.catalogue;
+    let mut counts: BTreeMap<&str, (usize, usize)> = catalogue
+        .requirements
+        .iter()
+        .map(|r| (r.id.as_str(), (0, 0)))
+        .collect();
+
+    for case in &suite.cases {
+        let sides = case.guards();
+        let issue = |message: String| LintIssue {
+            subject: case.id.clone(),
+            origin: Some(case.origin.clone()),
+            message,
+        };
+        for id in &case.requirements {
+            match counts.get_mut(id.as_str()) {
+                Some((u, p)) => {
+                    *u += usize::from(sides.unsafe_side);
+                    *p += usize::from(sides.precision);
+                }
+                None => report
+                    .errors
+                    .push(issue(format!("cites unknown requirement `{id}`"))),
+            }
+        }
+        if case.reason.is_none() {
+            if !sides.unsafe_side && !sides.precision {
+                report.errors.push(issue(
+                    "has no expectation that can fail under or over, and no `reason`".into(),
+                ));
+            } else if !sides.unsafe_side {
+                report
+                    .errors
+                    .push(issue("guards only precision; say why in `reason`".into()));
+            }
+        }
+    }
+
+    for r in &catalogue.requirements {
+        let (unsafe_cases, precision_cases) = counts[r.id.as_str()];
+        let issue = |message: String| LintIssue {
+            subject: r.id.clone(),
+            origin: None,
+            message,
+        };
+        if r.level == Level::Interpretation
+            && r.rationale.as_deref().is_none_or(|s| s.trim().is_empty())
+        {
+            report
+                .errors
+                .push(issue("an INTERPRETATION needs a `rationale`".into()));
+        }
+        if r.level == Level::Must && unsafe_cases + precision_cases == 0 {
+            let cited = suite.cases.iter().any(|c| c.requirements.contains(&r.id));
+            if !cited {
+                report
+                    .errors
+                    .push(issue("a MUST requirement with no case".into()));
+            }
+        }
+        if unsafe_cases < MIN_UNSAFE_CASES {
+            report.warnings.push(issue(format!(
+                "{unsafe_cases} unsafe-side case(s); {MIN_UNSAFE_CASES} wanted"
+            )));
+        }
+        if r.safe_side && precision_cases < MIN_PRECISION_CASES {
+            report.warnings.push(issue(format!(
+                "{precision_cases} precision case(s); {MIN_PRECISION_CASES} wanted"
+            )));
+        }
+        report.coverage.push(RequirementCoverage {
+            id: r.id.clone(),
+            level: r.level,
+            unsafe_cases,
+            precision_cases,
+        });
+    }
+    report
+}

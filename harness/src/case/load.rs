@@ -1,0 +1,451 @@
+//! Loading a case tree: every file is read, every error is collected, and
+//! each names its file, line and column with the offending source line.
+
+use super::expand;
+use super::model::Source;
+use super::node::{Node, NodeError, Pos};
+use super::requirements::{Catalogue, Entry};
+use super::steps::{self, StepCtx};
+use super::{Case, Origin, Suite};
+use rbv_protocol::{Capability, PluginBundle};
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::Path;
+
+/// The catalogue's path, relative to the cases root.
+pub const CATALOGUE: &str = "REQUIREMENTS.yaml";
+/// Plugin fixtures live in this folder of the cases root.
+pub const FIXTURES: &str = "plugins/";
+
+/// A problem in a case file. `line` and `column` are 1-based (0 when the
+/// problem concerns the file as a whole).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError {
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+    /// The source line the error points at (empty when there is none).
+    pub snippet: String,
+}
+
+impl LoadError {
+    pub(crate) fn new(path: &str, src: &str, pos: Pos, message: impl Into<String>) -> Self {
+        let snippet = match pos.line {
+            0 => String::new(),
+            n => src.lines().nth(n - 1).unwrap_or_default().to_owned(),
+        };
+        LoadError {
+            path: path.to_owned(),
+            line: pos.line,
+            column: pos.column,
+            message: message.into(),
+            snippet,
+        }
+    }
+
+    fn from_node(path: &str, src: &str, fallback: Pos, prefix: &str, e: NodeError) -> Self {
+        LoadError::new(
+            path,
+            src,
+            e.pos.unwrap_or(fallback),
+            format!("{prefix}{}", e.message),
+        )
+    }
+}
+
+/// How many characters of a long source line are shown each side of the column.
+const SNIPPET_RADIUS: usize = 80;
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.path, self.line, self.column, self.message
+        )?;
+        if !self.snippet.is_empty() {
+            // Tabs stay tabs so that the caret lines up in a terminal.
+            // Long lines are cropped around the column.
+            let chars: Vec<char> = self.snippet.chars().collect();
+            let caret = self.column.saturating_sub(1).min(chars.len());
+            let start = caret.saturating_sub(SNIPPET_RADIUS);
+            let end = (caret + SNIPPET_RADIUS).min(chars.len());
+            let shown: String = chars[start..end].iter().collect();
+            let lead = if start > 0 { "…" } else { "" };
+            let tail = if end < chars.len() { "…" } else { "" };
+            let pad: String = std::iter::once(lead)
+                .filter(|l| !l.is_empty())
+                .map(|_| ' ')
+                .chain(
+                    chars[start..caret]
+                        .iter()
+                        .map(|&c| if c == '\t' { '\t' } else { ' ' }),
+                )
+                .collect();
+            write!(f, "\n    {lead}{shown}{tail}\n    {pad}^")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Limits that make hostile YAML (alias bombs, deep nesting) fail fast:
+/// case files are small and shallow.
+fn yaml_options() -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_depth = 48;
+    budget.max_events = 500_000;
+    budget.max_nodes = 200_000;
+    budget.max_aliases = 5_000;
+    budget.max_documents = 2_000;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    options.alias_limits.max_total_replayed_events = 50_000;
+    options.alias_limits.max_replay_stack_depth = 16;
+    options.with_snippet = false;
+    // YAML 1.2: `n`, `no`, `off` are words (a source note, a scope), not booleans.
+    options.strict_booleans = true;
+    options
+}
+
+/// Every non-empty YAML document of a file.
+pub(crate) fn parse_yaml(path: &str, src: &str) -> Result<Vec<Node>, LoadError> {
+    let mut docs =
+        serde_saphyr::from_multiple_with_options::<Node>(src, yaml_options()).map_err(|e| {
+            let pos = e.location().map_or(Pos::default(), |l| Pos {
+                line: l.line() as usize,
+                column: l.column() as usize,
+            });
+            let mut render = serde_saphyr::RenderOptions::default();
+            render.snippets = serde_saphyr::SnippetMode::Off;
+            let rendered = e.render_with_options(render);
+            // The plain rendering ends in the position, which LoadError shows itself.
+            let message = match rendered.find(" at line ") {
+                Some(i) if pos.line > 0 => rendered[..i].to_owned(),
+                _ => rendered,
+            };
+            LoadError::new(path, src, pos, message)
+        })?;
+    docs.iter_mut().for_each(|d| d.exact_numbers(src));
+    Ok(docs)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseHead {
+    id: String,
+    #[serde(default)]
+    title: Option<String>,
+    requirements: Vec<String>,
+    source: Source,
+    #[serde(default)]
+    tags: Vec<String>,
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default)]
+    profile: BTreeMap<String, Value>,
+    #[serde(default)]
+    needs: Vec<Capability>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    plugins: Option<IgnoredAny>,
+    #[allow(dead_code)]
+    steps: IgnoredAny,
+}
+
+/// Why a case id is not path-like.
+fn id_problem(id: &str) -> Option<&'static str> {
+    if id.is_empty() {
+        Some("a case id is not empty")
+    } else if id.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        Some("a case id holds no whitespace")
+    } else if id.split('/').any(str::is_empty) {
+        Some("a case id is a path: no empty segment, no leading or trailing `/`")
+    } else {
+        None
+    }
+}
+
+/// Builds one case from a case document (or an expanded table row).
+fn build_case(
+    catalogue: Option<&Catalogue>,
+    ctx: &StepCtx,
+    node: &Node,
+    origin: Origin,
+) -> Result<Case, NodeError> {
+    let head: CaseHead = node.parse()?;
+    let at = |key: &str| node.get(key).map_or(node.pos, |(_, v)| v.pos);
+    if let Some(why) = id_problem(&head.id) {
+        return Err(NodeError::at(at("id"), format!("`{}`: {why}", head.id)));
+    }
+    if head.requirements.is_empty() {
+        return Err(NodeError::at(
+            at("requirements"),
+            "a case cites at least one requirement",
+        ));
+    }
+    if let Some(why) = head.source.problem() {
+        return Err(NodeError::at(at("source"), why));
+    }
+    // Without a readable catalogue, its own error says it all.
+    for (key, value) in catalogue.map_or(&BTreeMap::new(), |_| &head.profile) {
+        let checked = catalogue.map_or(Ok(()), |c| c.check_condition(key, value));
+        if let Err(why) = checked {
+            let pos = node
+                .get("profile")
+                .and_then(|(_, p)| p.get(key))
+                .map_or(at("profile"), |(k, _)| k.pos);
+            return Err(NodeError::at(pos, why));
+        }
+    }
+    let plugins = match node.get("plugins") {
+        Some((_, p)) => steps::plugin_specs(ctx, p)?,
+        None => Vec::new(),
+    };
+    let steps = steps::steps(ctx, node.get("steps").expect("`steps` is required").1)?;
+    let mut needs = steps::derived_needs(!plugins.is_empty(), &steps);
+    needs.extend(head.needs);
+    Ok(Case {
+        id: head.id,
+        title: head.title,
+        requirements: head.requirements,
+        source: head.source,
+        tags: head.tags,
+        reason: head.reason,
+        profile_defaults: head
+            .profile
+            .keys()
+            .filter_map(|k| Some((k.clone(), catalogue?.profile(k)?.default.clone())))
+            .collect(),
+        profile: head.profile,
+        needs,
+        plugins,
+        steps,
+        origin,
+    })
+}
+
+/// Loads a case tree given as `(path relative to the cases root, contents)`.
+/// All files are read and all errors collected.
+pub fn load_files(files: &[(String, String)]) -> Result<Suite, Vec<LoadError>> {
+    let mut errors = Vec::new();
+    let mut parsed = Vec::new();
+    // A catalogue or fixture with errors is reported once, not again by
+    // every case that uses it.
+    let mut catalogue_ok = true;
+    let mut broken = BTreeSet::new();
+    for (path, src) in files {
+        match parse_yaml(path, src) {
+            Ok(docs) => parsed.push((path.as_str(), src.as_str(), docs)),
+            Err(e) => {
+                catalogue_ok &= path != CATALOGUE;
+                broken.extend(fixture_name(path).map(str::to_owned));
+                errors.push(e);
+            }
+        }
+    }
+
+    let mut catalogue = Catalogue::default();
+    let mut fixtures = BTreeMap::new();
+    for (path, src, docs) in &parsed {
+        if *path == CATALOGUE {
+            match docs.as_slice() {
+                [] => {}
+                [doc] => match doc.parse::<Catalogue>() {
+                    Ok(c) => {
+                        for (entry, message) in c.problems() {
+                            errors.push(LoadError::new(path, src, entry_pos(doc, entry), message));
+                        }
+                        catalogue = c;
+                    }
+                    Err(e) => {
+                        catalogue_ok = false;
+                        errors.push(LoadError::from_node(path, src, doc.pos, "", e));
+                    }
+                },
+                [_, second, ..] => errors.push(LoadError::new(
+                    path,
+                    src,
+                    second.pos,
+                    "the catalogue is one document",
+                )),
+            }
+        } else if let Some(name) = fixture_name(path) {
+            match docs.as_slice() {
+                [doc] => match doc.parse::<PluginBundle>() {
+                    Ok(bundle) => {
+                        fixtures.insert(name.to_owned(), bundle);
+                    }
+                    Err(e) => {
+                        broken.insert(name.to_owned());
+                        errors.push(LoadError::from_node(path, src, doc.pos, "", e));
+                    }
+                },
+                _ => errors.push(LoadError::new(
+                    path,
+                    src,
+                    Pos { line: 1, column: 1 },
+                    "a plugin fixture is exactly one document: a plugin bundle",
+                )),
+            }
+        }
+    }
+
+    let ctx = StepCtx {
+        fixtures: &fixtures,
+        broken: &broken,
+    };
+    let catalogue_ref = catalogue_ok.then_some(&catalogue);
+    let mut cases: Vec<Case> = Vec::new();
+    let mut seen: BTreeMap<String, Origin> = BTreeMap::new();
+    for (path, src, docs) in &parsed {
+        if *path == CATALOGUE || fixture_name(path).is_some() {
+            continue;
+        }
+        for doc in docs {
+            let built = if doc.get("table").is_some() {
+                match expand::expand(doc) {
+                    Ok(rows) => rows
+                        .into_iter()
+                        .map(|row| {
+                            let origin = Origin {
+                                file: path.to_string(),
+                                line: row.line,
+                                row: Some(row.row),
+                            };
+                            build_case(catalogue_ref, &ctx, &row.node, origin)
+                                .map_err(|e| (e, row.prefix, row.node.pos))
+                        })
+                        .collect::<Vec<_>>(),
+                    Err(e) => vec![Err((e, String::new(), doc.pos))],
+                }
+            } else if doc.get("id").is_some() {
+                let origin = Origin {
+                    file: path.to_string(),
+                    line: doc.pos.line,
+                    row: None,
+                };
+                vec![build_case(catalogue_ref, &ctx, doc, origin)
+                    .map_err(|e| (e, String::new(), doc.pos))]
+            } else {
+                vec![Err((
+                    NodeError::at(
+                        doc.pos,
+                        "a document is a case (with `id`) or a table (with `table`)",
+                    ),
+                    String::new(),
+                    doc.pos,
+                ))]
+            };
+            for result in built {
+                match result {
+                    Ok(case) => match seen.get(&case.id) {
+                        Some(first) => errors.push(LoadError::new(
+                            path,
+                            src,
+                            Pos {
+                                line: case.origin.line,
+                                column: 1,
+                            },
+                            format!("duplicate case id `{}` (first defined at {first})", case.id),
+                        )),
+                        None => {
+                            seen.insert(case.id.clone(), case.origin.clone());
+                            cases.push(case);
+                        }
+                    },
+                    Err((e, prefix, fallback)) => {
+                        errors.push(LoadError::from_node(path, src, fallback, &prefix, e))
+                    }
+                }
+            }
+        }
+    }
+
+    if errors.is_empty() {
+        cases.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(Suite { cases, catalogue })
+    } else {
+        errors.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+        Err(errors)
+    }
+}
+
+fn fixture_name(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix(FIXTURES)?;
+    rest.strip_suffix(".yaml")
+        .or_else(|| rest.strip_suffix(".yml"))
+        .filter(|n| !n.contains('/'))
+}
+
+fn entry_pos(doc: &Node, entry: Entry) -> Pos {
+    let (key, index) = match entry {
+        Entry::Requirement(i) => ("requirements", i),
+        Entry::Profile(i) => ("profiles", i),
+    };
+    match doc.get(key).map(|(_, v)| &v.kind) {
+        Some(super::node::Kind::Seq(items)) => items.get(index).map_or(doc.pos, |n| n.pos),
+        _ => doc.pos,
+    }
+}
+
+/// Loads every `*.yaml` / `*.yml` under `root`, recursively.
+pub fn load_dir(root: &Path) -> Result<Suite, Vec<LoadError>> {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    let mut pending = vec![root.to_path_buf()];
+    let mut visited = BTreeSet::new();
+    while let Some(dir) = pending.pop() {
+        let io_error = |e: std::io::Error, p: &Path| LoadError {
+            path: p.display().to_string(),
+            line: 0,
+            column: 0,
+            message: e.to_string(),
+            snippet: String::new(),
+        };
+        // A symlink loop must not make the walk endless.
+        if !visited.insert(dir.canonicalize().unwrap_or_else(|_| dir.clone())) {
+            continue;
+        }
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                errors.push(io_error(e, &dir));
+                continue;
+            }
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml")
+            ) {
+                let rel = path.strip_prefix(root).unwrap_or(&path);
+                let rel = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>();
+                match std::fs::read_to_string(&path) {
+                    Ok(src) => files.push((rel.join("/"), src)),
+                    Err(e) => errors.push(io_error(e, &path)),
+                }
+            }
+        }
+    }
+    files.sort();
+    match load_files(&files) {
+        Ok(suite) if errors.is_empty() => Ok(suite),
+        Ok(_) => Err(errors),
+        Err(mut more) => {
+            errors.append(&mut more);
+            Err(errors)
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! The case engine: the YAML case format (`docs/case-format.md`) loaded
+//! strictly, tables expanded, the suite linted against its requirement
+//! catalogue, and cases executed against a `Transport` and judged.
+//!
+//! Step numbers, wherever a verdict or an exchange names one, are 1-based
+//! (`case.steps[n - 1]`); step 0 is the `load_plugins` of the case's
+//! `plugins`, sent before step 1.
+
+mod execute;
+mod expand;
+mod judge;
+pub mod lint;
+mod load;
+pub mod model;
+pub mod node;
+mod partial;
+pub mod requirements;
+mod steps;
+
+pub use execute::{execute, CaseRun, Exchange};
+pub use lint::{lint, LintIssue, LintReport, RequirementCoverage};
+pub use load::{load_dir, load_files, LoadError, CATALOGUE, FIXTURES};
+pub use model::{Action, Expect, Matcher, Source, Step, Token};
+pub use partial::matches as partial_match;
+pub use requirements::{Catalogue, Level, ProfileKey, Requirement};
+
+use rbv_protocol::{Capability, PluginBundle};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// One case, after table expansion and fixture resolution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    pub id: String,
+    pub title: Option<String>,
+    pub requirements: Vec<String>,
+    pub source: Source,
+    pub tags: Vec<String>,
+    pub reason: Option<String>,
+    /// Conditions on the implementation's handshake profile.
+    pub profile: BTreeMap<String, Value>,
+    /// Catalogue defaults of the keys in `profile`, for implementations that
+    /// do not declare them.
+    pub profile_defaults: BTreeMap<String, Value>,
+    /// Derived from the steps, plus the case's declared `needs`.
+    pub needs: BTreeSet<Capability>,
+    /// Loaded before step 1 (fixtures resolved).
+    pub plugins: Vec<PluginBundle>,
+    pub steps: Vec<Step>,
+    pub origin: Origin,
+}
+
+/// Where a case was written.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Origin {
+    /// Relative to the cases root.
+    pub file: String,
+    /// The document's line, or the row's line for a table row.
+    pub line: usize,
+    /// 1-based row number for a case expanded from a table.
+    pub row: Option<usize>,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)?;
+        if let Some(row) = self.row {
+            write!(f, " (row {row})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Which directions a case guards.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sides {
+    /// Some expectation can fail `under`.
+    pub unsafe_side: bool,
+    /// Some expectation can fail `over`.
+    pub precision: bool,
+}
+
+impl Case {
+    /// The first segment of the id.
+    pub fn area(&self) -> &str {
+        self.id.split('/').next().unwrap_or(&self.id)
+    }
+
+    pub fn guards(&self) -> Sides {
+        self.steps
+            .iter()
+            .map(judge::sides)
+            .fold(Sides::default(), |s, (u, p)| Sides {
+                unsafe_side: s.unsafe_side || u,
+                precision: s.precision || p,
+            })
+    }
+}
+
+/// A loaded case tree.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Suite {
+    /// Sorted by id.
+    pub cases: Vec<Case>,
+    pub catalogue: Catalogue,
+}
+
+impl Suite {
+    pub fn case(&self, id: &str) -> Option<&Case> {
+        self.cases
+            .binary_search_by(|c| c.id.as_str().cmp(id))
+            .ok()
+            .map(|i| &self.cases[i])
+    }
+}

@@ -1,0 +1,256 @@
+//! `rbv fuzz` and `rbv promote`: the fuzz targets on the stable toolchain,
+//! against the reference, a mutant, or any implementation.
+
+use crate::adapter::{Connect, ProcessConfig, Target as AdapterTarget};
+use crate::fuzz::driver::{drive, Options};
+use crate::fuzz::promote::{promote, today};
+use crate::fuzz::{targets, InProcess, OverTransport, Subject, TARGETS};
+use anyhow::{anyhow, bail, Context};
+use rbv_protocol::Capability;
+use rbv_reference::Mutant;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Debug, clap::Args)]
+pub struct SubjectArgs {
+    /// The implementation to fuzz, a shell command speaking rbv's protocol
+    /// (default: the reference, linked in).
+    #[arg(long = "impl", value_name = "CMD", env = "RBV_IMPL")]
+    pub implementation: Option<String>,
+    /// Fuzz a mutant of the reference (see `rbv-ref --list-mutants`).
+    #[arg(long, env = "RBV_MUTANT", conflicts_with = "implementation")]
+    pub mutant: Option<String>,
+    /// Per-request timeout in milliseconds (with --impl).
+    #[arg(long, default_value_t = 5000)]
+    pub timeout: u64,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct FuzzArgs {
+    /// The target: token_binding, sql_bypass, shell_bypass, url_loopback,
+    /// manifest, case_loader, protocol_decoder.
+    #[arg(long)]
+    pub target: String,
+    #[command(flatten)]
+    pub subject: SubjectArgs,
+    /// How long to run: `60s`, `2m`, `500ms`.
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    pub time: Duration,
+    /// Seed of the input stream; a run is reproducible from it.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Stop after this many execs.
+    #[arg(long)]
+    pub max_execs: Option<u64>,
+    /// Stop at the first finding.
+    #[arg(long)]
+    pub stop_at_first: bool,
+    /// Confirm each SQL finding with a throwaway PostgreSQL (sql_bypass).
+    #[arg(long)]
+    pub postgres: bool,
+    /// Where to keep the bytes of each finding (for `rbv promote`).
+    #[arg(long, value_name = "DIR", default_value = "rbv-fuzz-artifacts")]
+    pub artifact_dir: PathBuf,
+    /// Write the target's seed corpus into DIR and exit (no fuzzing).
+    #[arg(long, value_name = "DIR")]
+    pub write_seeds: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PromoteArgs {
+    /// The target that produced the artifact.
+    #[arg(long)]
+    pub target: String,
+    /// The artifact (libFuzzer's crash file, or bytes printed by `rbv fuzz`).
+    pub artifact: PathBuf,
+    #[command(flatten)]
+    pub subject: SubjectArgs,
+    /// The repository root that holds `cases/` and `corpora/`.
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+}
+
+/// `60s`, `2m`, `1h`, `500ms`, or bare seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration like 60s"))?;
+    Ok(match unit {
+        "" | "s" => Duration::from_secs(n),
+        "ms" => Duration::from_millis(n),
+        "m" => Duration::from_secs(n * 60),
+        "h" => Duration::from_secs(n * 3600),
+        _ => return Err(format!("`{text}`: unknown unit `{unit}` (ms, s, m, h)")),
+    })
+}
+
+fn subject(args: &SubjectArgs) -> anyhow::Result<Box<dyn Subject>> {
+    if let Some(command) = &args.implementation {
+        let mut config = ProcessConfig::new(command.clone());
+        config.timeout = Duration::from_millis(args.timeout);
+        let transport = AdapterTarget::Process(config)
+            .connect()
+            .map_err(|e| anyhow!("cannot start `{command}`: {}", e.message))?;
+        return Ok(Box::new(OverTransport::new(transport)));
+    }
+    let mutant = args
+        .mutant
+        .as_deref()
+        .map(str::parse::<Mutant>)
+        .transpose()
+        .map_err(|e| anyhow!(e))?;
+    Ok(Box::new(InProcess::new(mutant)))
+}
+
+/// The flags that name the same subject again, for the promote hint.
+fn subject_flags(args: &SubjectArgs) -> String {
+    match (&args.implementation, &args.mutant) {
+        (Some(cmd), _) => format!(" --impl {}", crate::fuzz::finding::yaml_string(cmd)),
+        (None, Some(m)) => format!(" --mutant {m}"),
+        (None, None) => String::new(),
+    }
+}
+
+fn target(name: &str) -> anyhow::Result<&'static targets::Target> {
+    targets::by_name(name).ok_or_else(|| {
+        let names: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
+        anyhow!("no fuzz target `{name}` (targets: {})", names.join(", "))
+    })
+}
+
+pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
+    let target = target(&args.target)?;
+    if let Some(dir) = &args.write_seeds {
+        std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
+        let seeds = crate::fuzz::driver::seeds(target.name);
+        for (name, bytes) in &seeds {
+            std::fs::write(dir.join(name), bytes)
+                .with_context(|| dir.join(name).display().to_string())?;
+        }
+        println!("wrote {} seeds to {}", seeds.len(), dir.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut subject = subject(&args.subject)?;
+    let missing: Vec<&Capability> = target
+        .needs
+        .iter()
+        .filter(|c| !subject.claims(**c))
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "{} does not claim {:?}, which target {} needs",
+            subject.name(),
+            missing,
+            target.name
+        );
+    }
+    let options = Options {
+        seed: args.seed,
+        time: args.time,
+        max_execs: args.max_execs.unwrap_or(u64::MAX),
+        stop_at_first: args.stop_at_first,
+    };
+    eprintln!(
+        "rbv fuzz: target {} against {}, seed {}, up to {:?}",
+        target.name,
+        subject.name(),
+        args.seed,
+        args.time
+    );
+    let outcome = drive(target, subject.as_mut(), &options);
+    let date = today();
+    let cluster = if args.postgres && !outcome.found.is_empty() {
+        Some(crate::oracle::postgres::Cluster::start()?)
+    } else {
+        None
+    };
+    if !outcome.found.is_empty() {
+        std::fs::create_dir_all(&args.artifact_dir)
+            .with_context(|| args.artifact_dir.display().to_string())?;
+    }
+    for found in &outcome.found {
+        let (short, _) = crate::fuzz::finding::artifact_hash(&found.artifact);
+        let path = args.artifact_dir.join(format!("{}-{short}", target.name));
+        std::fs::write(&path, &found.artifact).with_context(|| path.display().to_string())?;
+        println!("# {}", found.finding);
+        println!(
+            "# found after {} execs ({:.1} ms); artifact: {}",
+            found.after_execs,
+            found.after.as_secs_f64() * 1000.0,
+            path.display()
+        );
+        if let (Some(pg), Some(sql)) = (&cluster, &found.finding.payload) {
+            match pg.judge(sql) {
+                Ok(verdict) => println!("# {}", verdict.describe()),
+                Err(e) => println!("# {e}"),
+            }
+        }
+        println!(
+            "# promote: rbv promote --target {} {}{}",
+            target.name,
+            path.display(),
+            subject_flags(&args.subject)
+        );
+        println!("---\n{}", found.finding.to_yaml(&found.artifact, &date));
+    }
+    eprintln!(
+        "rbv fuzz: {} execs in {:.1?} ({:.0} exec/s), {} finding(s)",
+        outcome.execs,
+        outcome.elapsed,
+        outcome.execs_per_second(),
+        outcome.found.len()
+    );
+    Ok(if outcome.found.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(super::EXIT_FAILED)
+    })
+}
+
+pub fn promote_cmd(args: PromoteArgs) -> anyhow::Result<ExitCode> {
+    let target = target(&args.target)?;
+    let bytes =
+        std::fs::read(&args.artifact).with_context(|| args.artifact.display().to_string())?;
+    let mut subject = subject(&args.subject)?;
+    let promoted =
+        promote(target, &bytes, subject.as_mut(), &args.root, &today()).map_err(|e| anyhow!(e))?;
+    println!("{}", promoted.finding);
+    println!("wrote {}", promoted.case_path.display());
+    println!("kept  {}", promoted.artifact_path.display());
+    // The new case must pass on the reference: rerun the target there.
+    let mut reference = InProcess::new(None);
+    let again =
+        (target.check)(&mut arbitrary::Unstructured::new(&bytes), &mut reference).unwrap_or(None);
+    if let Some(f) = again {
+        bail!(
+            "the reference fails its own promoted case — a bug in the reference or the oracle: {f}"
+        );
+    }
+    println!(
+        "the reference passes it; run `rbv run --filter {}` to see it in the suite",
+        promoted.finding.case_id(&bytes)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+    use std::time::Duration;
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("60s"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
+        assert!(parse_duration("7 weeks").is_err());
+        assert!(parse_duration("s").is_err());
+    }
+}

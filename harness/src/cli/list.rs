@@ -1,0 +1,38 @@
+//! `rbv list`.
+
+use super::cases::CasesArgs;
+use crate::runner::select;
+use clap::Args;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub cases: CasesArgs,
+    /// List only cases whose id contains PATTERN (repeatable; any matches).
+    #[arg(long, value_name = "PATTERN")]
+    pub filter: Vec<String>,
+}
+
+pub fn run(args: ListArgs) -> anyhow::Result<ExitCode> {
+    let suite = match args.cases.load() {
+        Ok(suite) => suite,
+        Err(error) => {
+            eprintln!("rbv: {error}");
+            return Ok(ExitCode::from(super::EXIT_HARNESS));
+        }
+    };
+    let chosen = select(&suite.cases, &args.filter);
+    let width = chosen.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for case in &chosen {
+        out.push_str(&format!(
+            "{:width$}  {}\n",
+            case.id,
+            case.requirements.join(",")
+        ));
+    }
+    out.push_str(&format!("{} cases\n", chosen.len()));
+    super::output::emit(&out);
+    Ok(ExitCode::SUCCESS)
+}

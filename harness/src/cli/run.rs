@@ -1,0 +1,230 @@
+//! `rbv run`.
+
+use super::cases::CasesArgs;
+use super::output::{render, Style};
+use super::{EXIT_FAILED, EXIT_HARNESS};
+use crate::adapter::{ProcessConfig, Target};
+use crate::reporting::{self, RunRecord};
+use crate::runner::{self, RunOptions, Summary};
+use clap::Args;
+use rbv_reference::{Mutant, Profile};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The implementation's adapter, a shell command line
+    /// (`--impl "python3 adapters/python/rbv_adapter.py"`). Without it, the
+    /// built-in reference runs through the same protocol.
+    #[arg(long = "impl", value_name = "CMD", env = "RBV_IMPL")]
+    pub implementation: Option<String>,
+    /// Run a mutant of the built-in reference (not with --impl).
+    #[arg(long, value_name = "NAME", value_parser = super::adapter::parse_mutant, conflicts_with = "implementation")]
+    pub mutant: Option<Mutant>,
+    #[command(flatten)]
+    pub cases: CasesArgs,
+    /// Run only cases whose id contains PATTERN (repeatable; any matches).
+    #[arg(long, value_name = "PATTERN")]
+    pub filter: Vec<String>,
+    /// Workers (persistent children); default: one per core.
+    #[arg(
+        long,
+        short = 'j',
+        value_name = "N",
+        default_value_t = 0,
+        hide_default_value = true
+    )]
+    pub jobs: usize,
+    /// How long one answer may take, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    pub timeout: u64,
+    /// Start a fresh child for every case (for adapters that cannot stay alive).
+    #[arg(long)]
+    pub spawn_per_case: bool,
+    /// Validate every message the implementation sends against the protocol's
+    /// JSON Schema; a violation is that case's error.
+    #[arg(long)]
+    pub validate_protocol: bool,
+    /// Run the built-in reference linked in, without the protocol (a quick
+    /// check of the suite itself; not with --impl).
+    #[arg(long, hide = true, conflicts_with_all = ["implementation", "spawn_per_case", "validate_protocol"])]
+    pub in_process: bool,
+    /// Write the report (JSON, JUnit, Markdown, HTML, badge) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
+    /// Known failures (YAML, one reason each): listed failures do not fail
+    /// the run, a listed case that passes does (stale baseline).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+}
+
+/// The command line that serves the built-in reference: this very binary.
+pub fn self_adapter(mutant: Option<Mutant>, echo: bool) -> anyhow::Result<String> {
+    self_adapter_with(mutant, echo, &Profile::default())
+}
+
+/// The built-in reference with a profile other than the default; only the
+/// keys that differ are passed.
+pub fn self_adapter_with(
+    mutant: Option<Mutant>,
+    echo: bool,
+    profile: &Profile,
+) -> anyhow::Result<String> {
+    let exe = std::env::current_exe()?;
+    let mut command = format!("exec {} adapter", shell_quote(&exe.to_string_lossy()));
+    if let Some(m) = mutant {
+        command.push_str(&format!(" --mutant {m}"));
+    }
+    let default = Profile::default().to_handshake_map();
+    for (key, value) in profile.to_handshake_map() {
+        if default.get(&key) != Some(&value) {
+            let value = value
+                .as_str()
+                .map_or_else(|| value.to_string(), str::to_owned);
+            command.push_str(&format!(" --profile {key}={value}"));
+        }
+    }
+    if echo {
+        command.push_str(" --echo");
+    }
+    Ok(command)
+}
+
+/// `text` as one word for `sh`.
+pub fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+impl RunArgs {
+    pub fn process_config(&self, profile: &Profile) -> anyhow::Result<ProcessConfig> {
+        let command = match &self.implementation {
+            Some(command) => command.clone(),
+            None => self_adapter_with(self.mutant, false, profile)?,
+        };
+        let mut config = ProcessConfig::new(command);
+        if self.timeout == 0 {
+            anyhow::bail!("--timeout must be at least 1 ms");
+        }
+        config.timeout = Duration::from_millis(self.timeout);
+        if self.validate_protocol {
+            config.validate = Some(protocol_validator());
+        }
+        Ok(config)
+    }
+
+    /// What to connect to; `profile` configures the built-in reference
+    /// (an implementation given with `--impl` has the profile it declares).
+    pub fn target(&self, profile: &Profile) -> anyhow::Result<Target> {
+        if self.in_process {
+            return Ok(Target::InProcess(self.mutant, *profile));
+        }
+        let config = self.process_config(profile)?;
+        Ok(if self.spawn_per_case {
+            Target::SpawnPerCase(config)
+        } else {
+            Target::Process(config)
+        })
+    }
+}
+
+fn protocol_validator() -> crate::adapter::Validate {
+    let validator = rbv_protocol::schema::ProtocolValidator::new();
+    std::sync::Arc::new(move |value| validator.validate_response(value))
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let suite = match args.cases.load() {
+        Ok(suite) => suite,
+        Err(error) => {
+            eprintln!("rbv: {error}");
+            return Ok(ExitCode::from(EXIT_HARNESS));
+        }
+    };
+    // Fail on a bad command line before anything runs.
+    args.target(&Profile::default())?;
+    // Read the baseline before running: a bad file is a usage error, and
+    // should not cost a whole run first.
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(reporting::load_baseline)
+        .transpose()?;
+    let options = RunOptions {
+        filters: args.filter.clone(),
+        jobs: args.jobs,
+    };
+    let started = std::time::SystemTime::now();
+    let outcome = if args.implementation.is_some() {
+        runner::run(&suite.cases, &args.target(&Profile::default())?, &options)
+    } else {
+        // The built-in reference answers every open question each way: a case
+        // written for another profile runs against the reference started
+        // with that profile, so that none is skipped for its profile.
+        runner::run_per_profile(&suite.cases, &options, &|profile| {
+            args.target(profile).expect("checked above")
+        })
+    };
+    let summary = Summary::of(&outcome.results);
+    let style = Style {
+        color: std::io::stdout().is_terminal(),
+    };
+    let mut text = render(&outcome, style);
+    let mut failed = summary.failed() > 0;
+    if args.report.is_some() || baseline.is_some() {
+        let mut record = RunRecord::new(&suite, &outcome, started);
+        record.cases_sha256 = reporting::suite_digest(args.cases.cases.as_deref())?;
+        record.baseline = baseline;
+        let report = match &args.report {
+            Some(dir) => reporting::write_report(dir, &record)?,
+            None => reporting::build_report(&record),
+        };
+        if let Some(status) = &report.baseline {
+            let mut note = format!(
+                "baseline: {} known failures, {} stale entries, {} not in this run",
+                status.known_failures.len(),
+                status.stale.len(),
+                status.unmatched.len()
+            );
+            for id in &status.stale {
+                note.push_str(&format!("\nstale baseline entry (the case passes): {id}"));
+            }
+            insert_before_summary(&mut text, &note);
+            failed = report.summary.run_failed;
+        }
+        if let Some(dir) = &args.report {
+            let note = format!(
+                "report: {} (level {})",
+                dir.display(),
+                report.summary.level.name()
+            );
+            insert_before_summary(&mut text, &note);
+        }
+    }
+    super::output::emit(&text);
+    Ok(if failed {
+        ExitCode::from(EXIT_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Adds `note` above the last two lines (the breakdown and the summary),
+/// which always end the output.
+fn insert_before_summary(text: &mut String, note: &str) {
+    let mut lines: Vec<&str> = text.lines().collect();
+    let at = lines.len().saturating_sub(2);
+    lines.insert(at, note);
+    *text = lines.join("\n") + "\n";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_quoting_survives_quotes_and_spaces() {
+        assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
+    }
+}

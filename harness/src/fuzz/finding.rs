@@ -1,0 +1,104 @@
+//! A reproducible failure found by a fuzz target, and the YAML case it
+//! becomes.
+
+use crate::verdict::FailKind;
+use sha2::{Digest, Sha256};
+use std::fmt;
+
+/// What a target found: which rule broke, which way, and the case that
+/// reproduces it in any implementation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub target: &'static str,
+    /// The requirement id (cases/REQUIREMENTS.yaml) the behavior breaks.
+    pub requirement: &'static str,
+    /// `Under` (unsafe) or `Over` (a prompt nobody needed).
+    pub kind: FailKind,
+    pub summary: String,
+    /// The classifier input (statement, command line, URL), when there is one.
+    pub payload: Option<String>,
+    pub case: CaseDraft,
+}
+
+/// A case without its provenance, which only promotion knows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseDraft {
+    /// Case area, e.g. `tokens`; the case goes to `regressions/<area>/`.
+    pub area: &'static str,
+    pub title: String,
+    pub tags: Vec<&'static str>,
+    /// The `steps:` list, as YAML lines indented by two spaces.
+    pub steps: String,
+}
+
+/// First 8 hex digits and the whole sha256 of an artifact.
+pub fn artifact_hash(bytes: &[u8]) -> (String, String) {
+    let hex: String = Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    (hex[..8].to_owned(), hex)
+}
+
+impl Finding {
+    /// The case id a promoted finding gets.
+    pub fn case_id(&self, artifact: &[u8]) -> String {
+        let (short, _) = artifact_hash(artifact);
+        format!(
+            "regressions/{}/fuzz-{}-{short}",
+            self.case.area, self.target
+        )
+    }
+
+    /// A complete YAML case document, ready to paste or to write.
+    pub fn to_yaml(&self, artifact: &[u8], found: &str) -> String {
+        let (_, sha) = artifact_hash(artifact);
+        let mut tags = vec!["regression", "fuzz"];
+        tags.extend(self.case.tags.iter().copied());
+        if self.kind == FailKind::Over {
+            tags.push("false-positive");
+        }
+        let reason = match self.kind {
+            FailKind::Over => format!(
+                "\nreason: >-\n  Found by the {} fuzzer: an implementation escalated this input, which \
+                 the rule keeps below escalation (precision).",
+                self.target
+            ),
+            _ => String::new(),
+        };
+        format!(
+            "id: {id}\ntitle: {title}\nrequirements: [{req}]\nsource: {{fuzz: {target}, artifact: \"{sha}\", found: \"{found}\"}}\ntags: [{tags}]{reason}\nsteps:\n{steps}",
+            id = self.case_id(artifact),
+            title = yaml_string(&self.case.title),
+            req = self.requirement,
+            target = self.target,
+            tags = tags.join(", "),
+            steps = self.case.steps,
+        )
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let side = match self.kind {
+            FailKind::Under => "unsafe",
+            FailKind::Over => "precision",
+            FailKind::Mismatch => "mismatch",
+        };
+        write!(
+            f,
+            "[{}] {side} finding against {}: {}",
+            self.target, self.requirement, self.summary
+        )
+    }
+}
+
+/// A YAML double-quoted scalar. JSON string syntax is valid YAML.
+pub fn yaml_string(s: &str) -> String {
+    serde_json::Value::String(s.to_owned()).to_string()
+}
+
+/// A JSON value as a YAML flow node (JSON is YAML 1.2).
+pub fn yaml_json(v: &serde_json::Value) -> String {
+    v.to_string()
+}

@@ -1,0 +1,21 @@
+//! Fuzzing: generators that build inputs whose right answer is known, oracles
+//! that judge an implementation's answer, and targets that tie them together.
+//!
+//! Every target is `fn(&mut Unstructured, &mut dyn Subject) ->
+//! arbitrary::Result<Option<Finding>>`. The cargo-fuzz targets in `fuzz/`
+//! call [`targets::libfuzzer`] (which panics on a finding); `rbv fuzz`
+//! drives the same functions from a seeded RNG on stable; `cargo test`
+//! runs a seeded smoke of each. Running out of bytes is never a finding.
+
+pub mod driver;
+pub mod finding;
+pub mod gen;
+pub mod oracle_manifest;
+pub mod promote;
+pub mod rng;
+pub mod subject;
+pub mod targets;
+
+pub use finding::Finding;
+pub use subject::{InProcess, OverTransport, Subject};
+pub use targets::{Target, TARGETS};

@@ -1,0 +1,362 @@
+//! Glue between a run and `rbv-report`: turning cases, their runs and the
+//! handshake into the report model, applying a baseline, and the work of
+//! `rbv compare`, `rbv diff` and `rbv baseline`.
+//!
+//! What the runner calls, after `runner::run`:
+//!
+//! ```ignore
+//! let started = std::time::SystemTime::now();            // before runner::run
+//! let outcome = runner::run(&suite.cases, &target, &options);
+//! let mut record = reporting::RunRecord::new(&suite, &outcome, started);
+//! record.cases_sha256 = reporting::suite_digest(args.cases.cases.as_deref())?;
+//! if let Some(path) = &args.baseline {                   // `--baseline FILE`
+//!     record.baseline = Some(reporting::load_baseline(path)?);
+//! }
+//! let report = reporting::write_report(&dir, &record)?;  // `--report DIR`
+//! // exit 1 when `report.summary.run_failed` (failures not in the baseline,
+//! // or a stale baseline entry), else 0.
+//! ```
+//!
+//! Without `--report`, `reporting::build_report(&record)` gives the same
+//! `Report` without writing files.
+//!
+//! The CLI of `rbv compare`, `rbv diff` and `rbv baseline` is in
+//! `cli/report_cmds.rs`: `CompareArgs`/`compare`, `DiffArgs`/`diff`,
+//! `BaselineArgs`/`baseline`, each `fn(Args) -> anyhow::Result<ExitCode>`.
+
+use crate::case::{Case, CaseRun, Suite};
+use crate::runner::RunOutcome;
+use crate::transport::Identity;
+use crate::verdict::{self, Verdict};
+use anyhow::Context;
+use rbv_report::compare::Matrix;
+use rbv_report::diff::ReportDiff;
+use rbv_report::model as m;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+pub use rbv_report::{Baseline, BaselineEntry, BaselineStatus, Report};
+
+/// One case as the run ended it.
+#[derive(Clone, Debug)]
+pub struct CaseRecord<'a> {
+    pub case: &'a Case,
+    pub verdict: &'a Verdict,
+    /// The exchanges; `None` when the case never reached an implementation.
+    pub run: Option<&'a CaseRun>,
+    pub duration: Duration,
+}
+
+/// Everything a report is made of.
+#[derive(Clone, Debug)]
+pub struct RunRecord<'a> {
+    /// The handshake; `None` when no connection succeeded.
+    pub identity: Option<&'a Identity>,
+    /// What was run (a command line); names the implementation when there
+    /// was no handshake.
+    pub target: String,
+    pub suite: &'a Suite,
+    pub cases: Vec<CaseRecord<'a>>,
+    pub started: SystemTime,
+    pub elapsed: Duration,
+    /// See [`suite_digest`]; empty when unknown.
+    pub cases_sha256: String,
+    /// Applied by [`write_report`] and [`build_report`] when present.
+    pub baseline: Option<Baseline>,
+}
+
+impl<'a> RunRecord<'a> {
+    /// The record of a runner outcome; a result whose case is not in
+    /// `suite` is left out (the runner only runs the suite's cases).
+    pub fn new(suite: &'a Suite, outcome: &'a RunOutcome, started: SystemTime) -> Self {
+        let cases = outcome
+            .results
+            .iter()
+            .filter_map(|r| {
+                Some(CaseRecord {
+                    case: suite.case(&r.id)?,
+                    verdict: &r.verdict,
+                    run: r.run.as_ref(),
+                    duration: r.duration,
+                })
+            })
+            .collect();
+        RunRecord {
+            identity: outcome.identity.as_ref(),
+            target: outcome.target.clone(),
+            suite,
+            cases,
+            started,
+            elapsed: outcome.elapsed,
+            cases_sha256: String::new(),
+            baseline: None,
+        }
+    }
+}
+
+/// The suite's fingerprint: sha256 of the case files' contents (every
+/// `*.yaml`/`*.yml` under `cases_dir`, or the embedded corpus for `None`).
+pub fn suite_digest(cases_dir: Option<&Path>) -> anyhow::Result<String> {
+    let contents: Vec<Vec<u8>> = match cases_dir {
+        None => crate::embedded::files()
+            .into_iter()
+            .map(|(_, text)| text.into_bytes())
+            .collect(),
+        Some(dir) => {
+            let mut files = Vec::new();
+            collect_yaml(dir, &mut files)?;
+            files
+                .iter()
+                .map(|p| std::fs::read(p).with_context(|| format!("reading {}", p.display())))
+                .collect::<anyhow::Result<_>>()?
+        }
+    };
+    Ok(rbv_report::cases_sha256(contents))
+}
+
+fn collect_yaml(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_yaml(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn level(l: crate::case::Level) -> m::RequirementLevel {
+    use crate::case::Level;
+    match l {
+        Level::Must => m::RequirementLevel::Must,
+        Level::Should => m::RequirementLevel::Should,
+        Level::May => m::RequirementLevel::May,
+        Level::Interpretation => m::RequirementLevel::Interpretation,
+    }
+}
+
+fn implementation(run: &RunRecord) -> m::Implementation {
+    match run.identity {
+        Some(id) => {
+            let hs = &id.handshake;
+            m::Implementation {
+                name: hs.implementation.name.clone(),
+                version: hs.implementation.version.clone(),
+                protocol_version: hs.protocol_version,
+                capabilities: hs.capabilities.clone(),
+                profile: hs.profile.clone(),
+            }
+        }
+        None => m::Implementation {
+            name: run.target.clone(),
+            version: "(no handshake)".to_owned(),
+            protocol_version: 0,
+            capabilities: Vec::new(),
+            profile: BTreeMap::new(),
+        },
+    }
+}
+
+/// Why a case was skipped, decided the way the case engine decides to skip:
+/// a missing capability first, then the profile.
+fn skip_cause(case: &Case, identity: Option<&Identity>) -> m::SkipCause {
+    let missing = identity.is_none_or(|id| !case.needs.is_subset(&id.capabilities));
+    if missing {
+        m::SkipCause::Capability
+    } else if !case.profile.is_empty() {
+        m::SkipCause::Profile
+    } else {
+        m::SkipCause::Other
+    }
+}
+
+fn pretty(v: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+/// The requests the deciding step sent (several for a `concurrent` step).
+fn requests_of(run: Option<&CaseRun>, step: usize) -> Option<String> {
+    let sent: Vec<String> = run?
+        .exchanges
+        .iter()
+        .filter(|e| e.step == step)
+        .map(|e| pretty(&e.request))
+        .collect();
+    (!sent.is_empty()).then(|| sent.join("\n"))
+}
+
+fn non_empty(s: &str) -> Option<String> {
+    (!s.is_empty()).then(|| s.to_owned())
+}
+
+fn case_result(rec: &CaseRecord, run: &RunRecord) -> m::CaseResult {
+    let case = rec.case;
+    let catalogue = &run.suite.catalogue;
+    let verdict = match rec.verdict {
+        Verdict::Pass => m::Verdict::Pass,
+        Verdict::Fail(f) => m::Verdict::Fail {
+            kind: match f.kind {
+                verdict::FailKind::Under => m::FailKind::Under,
+                verdict::FailKind::Over => m::FailKind::Over,
+                verdict::FailKind::Mismatch => m::FailKind::Mismatch,
+            },
+        },
+        Verdict::Skip { reason } => m::Verdict::Skip {
+            reason: reason.clone(),
+            cause: skip_cause(case, run.identity),
+        },
+        Verdict::Error(e) => m::Verdict::Error {
+            kind: match e.kind {
+                verdict::ErrorKind::Crash => m::ErrorKind::Crash,
+                verdict::ErrorKind::Timeout => m::ErrorKind::Timeout,
+                verdict::ErrorKind::Garbage => m::ErrorKind::Garbage,
+                verdict::ErrorKind::Protocol => m::ErrorKind::Protocol,
+            },
+        },
+    };
+    let guards = case.guards();
+    let mut out = m::CaseResult::new(case.id.clone(), verdict);
+    out.title = case.title.clone();
+    out.requirements = case
+        .requirements
+        .iter()
+        .map(|id| m::RequirementRef {
+            id: id.clone(),
+            level: catalogue.requirement(id).map(|r| level(r.level)),
+        })
+        .collect();
+    out.tags = case.tags.clone();
+    out.guards = m::Sides {
+        unsafe_side: guards.unsafe_side,
+        precision: guards.precision,
+    };
+    out.duration_ms = rec.duration.as_secs_f64() * 1000.0;
+    match rec.verdict {
+        Verdict::Fail(f) => {
+            out.step = Some(f.step);
+            out.message = Some(f.message.clone());
+            out.request = requests_of(rec.run, f.step);
+            out.expected = non_empty(&f.expected);
+            out.observed = non_empty(&f.observed);
+            out.diff = non_empty(&f.diff);
+        }
+        Verdict::Error(e) => {
+            out.step = e.step;
+            out.message = Some(e.message.clone());
+            out.request = e.step.and_then(|s| requests_of(rec.run, s));
+            out.line = e.line.clone();
+            out.stderr_tail = non_empty(&e.stderr_tail);
+        }
+        Verdict::Pass | Verdict::Skip { .. } => {}
+    }
+    out
+}
+
+/// The report of a run, with its baseline applied when it has one.
+pub fn build_report(run: &RunRecord) -> Report {
+    let catalogue = run
+        .suite
+        .catalogue
+        .requirements
+        .iter()
+        .map(|r| {
+            let info = m::RequirementInfo {
+                level: level(r.level),
+                title: non_empty(&r.title),
+                section: non_empty(&r.section),
+            };
+            (r.id.clone(), info)
+        })
+        .collect();
+    let suite = m::SuiteInfo {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        cases_sha256: run.cases_sha256.clone(),
+    };
+    let cases = run.cases.iter().map(|c| case_result(c, run)).collect();
+    let mut report = Report::assemble(
+        suite,
+        implementation(run),
+        catalogue,
+        cases,
+        run.started,
+        run.elapsed.as_secs_f64() * 1000.0,
+    );
+    if let Some(b) = &run.baseline {
+        rbv_report::apply_baseline(&mut report, b);
+    }
+    report
+}
+
+/// Builds the report (baseline applied) and writes every format into
+/// `dir`: report.json, report.schema.json, junit.xml, summary.md,
+/// report.html, badge.svg. Returns the report; the run fails when
+/// `report.summary.run_failed`.
+pub fn write_report(dir: &Path, run: &RunRecord) -> anyhow::Result<Report> {
+    let report = build_report(run);
+    rbv_report::write_all(&report, dir)
+        .with_context(|| format!("writing the report into {}", dir.display()))?;
+    Ok(report)
+}
+
+/// Reads a baseline file (YAML, or JSON for `.json`).
+pub fn load_baseline(path: &Path) -> anyhow::Result<Baseline> {
+    Ok(Baseline::load(path)?)
+}
+
+/// Marks the report's cases the baseline lists (known failure, or stale
+/// when the case passes) and recomputes the summary.
+pub fn apply_baseline(report: &mut Report, baseline: &Baseline) -> BaselineStatus {
+    rbv_report::apply_baseline(report, baseline)
+}
+
+/// Reads a `report.json`.
+pub fn load_report(path: &Path) -> anyhow::Result<Report> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    Report::from_json(&text)
+        .with_context(|| format!("{} is not an rbv report.json", path.display()))
+}
+
+/// `rbv compare`: the interop matrix of several reports. With `out`,
+/// writes `compare.md` and `compare.html` there; returns the Markdown.
+pub fn compare_reports(paths: &[PathBuf], out: Option<&Path>) -> anyhow::Result<String> {
+    if paths.len() < 2 {
+        anyhow::bail!("compare needs at least two reports");
+    }
+    let reports = paths
+        .iter()
+        .map(|p| load_report(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let matrix = Matrix::build(&reports);
+    let markdown = matrix.to_markdown();
+    if let Some(dir) = out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::write(dir.join("compare.md"), &markdown)?;
+        std::fs::write(dir.join("compare.html"), matrix.to_html())?;
+    }
+    Ok(markdown)
+}
+
+/// `rbv diff`: what changed from `old` to `new`, as Markdown, and whether
+/// the new run regressed (a newly failing case or a lower level).
+pub fn diff_reports(old: &Path, new: &Path) -> anyhow::Result<(String, bool)> {
+    let d = ReportDiff::between(&load_report(old)?, &load_report(new)?);
+    Ok((d.to_markdown(), d.regressed()))
+}
+
+/// `rbv baseline --update`: the baseline the run `from` asks for, keeping
+/// the reasons of the entries already in `out` (if it exists), written to
+/// `out`. Returns the new baseline.
+pub fn update_baseline(from: &Path, out: &Path) -> anyhow::Result<Baseline> {
+    let report = load_report(from)?;
+    let existing = if out.exists() {
+        load_baseline(out)?
+    } else {
+        Baseline::default()
+    };
+    let updated = existing.update_from(&report);
+    updated.save(out)?;
+    Ok(updated)
+}

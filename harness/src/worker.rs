@@ -1,0 +1,415 @@
+//! The worker pool: persistent connections, each case in a fresh session,
+//! a connection replaced after any error, and every case ending exactly once.
+
+use crate::adapter::Connect;
+use crate::case::{execute, Case, CaseRun};
+use crate::transport::{AdapterError, Identity, Transport};
+use crate::verdict::{ErrorKind, ErrorVerdict, Verdict};
+use crossbeam_channel::unbounded;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How often a worker tries to start the implementation before it gives up
+/// on the cases it would have run.
+pub const CONNECT_ATTEMPTS: usize = 3;
+
+/// How one case ended, and where it ran.
+#[derive(Clone, Debug)]
+pub struct CaseResult {
+    pub id: String,
+    pub verdict: Verdict,
+    /// The requests and answers (empty when the case never reached an
+    /// implementation).
+    pub run: Option<CaseRun>,
+    /// `<worker>-<n>`; empty when no worker ran the case.
+    pub session: String,
+    pub duration: Duration,
+}
+
+/// What the pool returns: one result per case, in the order of the input.
+#[derive(Debug)]
+pub struct PoolOutcome {
+    pub results: Vec<CaseResult>,
+    /// The implementation's handshake, from the first connection that
+    /// succeeded.
+    pub identity: Option<Identity>,
+}
+
+/// Runs `cases` on `jobs` workers (at least one).
+pub fn run_pool(cases: &[&Case], connect: &dyn Connect, jobs: usize) -> PoolOutcome {
+    let jobs = jobs.clamp(1, cases.len().max(1));
+    let (job_tx, job_rx) = unbounded::<usize>();
+    for index in 0..cases.len() {
+        job_tx.send(index).expect("the receiver is alive");
+    }
+    drop(job_tx);
+    let (result_tx, result_rx) = unbounded::<(usize, CaseResult)>();
+    let identity: Mutex<Option<Identity>> = Mutex::new(None);
+    let last_connect_error: Mutex<Option<AdapterError>> = Mutex::new(None);
+
+    thread::scope(|scope| {
+        for worker in 0..jobs {
+            let job_rx = job_rx.clone();
+            let result_tx = result_tx.clone();
+            let (identity, last_connect_error) = (&identity, &last_connect_error);
+            scope.spawn(move || {
+                let mut transport: Option<Box<dyn Transport + Send>> = None;
+                let mut n = 0usize;
+                for index in job_rx.iter() {
+                    let case = cases[index];
+                    if transport.is_none() {
+                        match connect_with_retries(connect) {
+                            Ok(t) => {
+                                let mut first = identity.lock().unwrap_or_else(|e| e.into_inner());
+                                first.get_or_insert_with(|| t.identity().clone());
+                                transport = Some(t);
+                            }
+                            Err(error) => {
+                                let result = unreached(case, &error, connect);
+                                let _ = result_tx.send((index, result));
+                                *last_connect_error.lock().unwrap_or_else(|e| e.into_inner()) =
+                                    Some(error);
+                                // Give the remaining cases to workers that
+                                // can still connect; the runner errors
+                                // whatever nobody took.
+                                return;
+                            }
+                        }
+                    }
+                    n += 1;
+                    let session = format!("{worker}-{n}");
+                    let live = transport.as_deref_mut().expect("connected above");
+                    let started = Instant::now();
+                    let outcome = catch_unwind(AssertUnwindSafe(|| execute(case, live, &session)));
+                    let duration = started.elapsed();
+                    let (verdict, run) = match outcome {
+                        Ok(run) => (run.verdict.clone(), Some(run)),
+                        Err(panic) => (harness_panic(panic), None),
+                    };
+                    if matches!(verdict, Verdict::Error(_)) {
+                        // The stream may be out of step: kill (and reap)
+                        // the child, start another for the next case.
+                        transport = None;
+                    }
+                    let result = CaseResult {
+                        id: case.id.clone(),
+                        verdict,
+                        run,
+                        session,
+                        duration,
+                    };
+                    let _ = result_tx.send((index, result));
+                }
+            });
+        }
+    });
+    drop(result_tx);
+
+    let mut slots: Vec<Option<CaseResult>> = vec![None; cases.len()];
+    for (index, result) in result_rx.iter() {
+        assert!(
+            slots[index].is_none(),
+            "case {} ended twice",
+            cases[index].id
+        );
+        slots[index] = Some(result);
+    }
+    // Cases no worker took: every worker gave up connecting.
+    let error = last_connect_error
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    for index in job_rx.try_iter() {
+        let error = error.clone().unwrap_or_else(|| AdapterError {
+            kind: ErrorKind::Crash,
+            message: "no worker could start the implementation".into(),
+            line: None,
+            stderr_tail: String::new(),
+        });
+        slots[index] = Some(unreached(cases[index], &error, connect));
+    }
+    let results: Vec<CaseResult> = slots
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| r.unwrap_or_else(|| panic!("case {} never ended", cases[i].id)))
+        .collect();
+    PoolOutcome {
+        results,
+        identity: identity.into_inner().unwrap_or_else(|e| e.into_inner()),
+    }
+}
+
+fn connect_with_retries(connect: &dyn Connect) -> Result<Box<dyn Transport + Send>, AdapterError> {
+    let mut last = None;
+    for attempt in 0..CONNECT_ATTEMPTS {
+        if attempt > 0 {
+            // A short, growing pause: a child may have lost a race for a
+            // resource that frees up.
+            thread::sleep(Duration::from_millis(20 << attempt));
+        }
+        match connect.connect() {
+            Ok(transport) => return Ok(transport),
+            Err(error) => last = Some(error),
+        }
+    }
+    Err(last.expect("at least one attempt"))
+}
+
+/// The verdict of a case whose implementation could not be started.
+fn unreached(case: &Case, error: &AdapterError, connect: &dyn Connect) -> CaseResult {
+    let verdict = Verdict::Error(ErrorVerdict {
+        kind: error.kind,
+        step: None,
+        message: format!(
+            "cannot start `{}` ({CONNECT_ATTEMPTS} attempts): {}",
+            connect.describe(),
+            error.message
+        ),
+        line: error.line.clone(),
+        stderr_tail: error.stderr_tail.clone(),
+    });
+    CaseResult {
+        id: case.id.clone(),
+        verdict,
+        run: None,
+        session: String::new(),
+        duration: Duration::ZERO,
+    }
+}
+
+fn harness_panic(panic: Box<dyn std::any::Any + Send>) -> Verdict {
+    let what = panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_else(|| "unknown panic".into());
+    Verdict::Error(ErrorVerdict {
+        kind: ErrorKind::Protocol,
+        step: None,
+        message: format!("rbv itself failed on this case (a bug in rbv): {what}"),
+        line: None,
+        stderr_tail: String::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::{load_files, Suite};
+    use crate::transport::Observation;
+    use rbv_protocol::{
+        HandshakeResponse, ImplementationInfo, ProjectionResponse, RequestBody, Response,
+        ResponseBody,
+    };
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn suite(n: usize) -> Suite {
+        let catalogue =
+            "requirements:\n  - {id: R-1, title: t, rule: r, section: \"§2.2\", level: MUST}\n";
+        let cases: String = (0..n)
+            .map(|i| {
+                format!(
+                    "---\nid: pool/case-{i:03}\nrequirements: [R-1]\nsource: {{note: pool test}}\n\
+                     steps:\n  - project: {{reversibility: irreversible}}\n    expect: {{band: escalate}}\n"
+                )
+            })
+            .collect();
+        let files = vec![
+            ("REQUIREMENTS.yaml".into(), catalogue.into()),
+            ("pool.yaml".into(), cases),
+        ];
+        load_files(&files).unwrap_or_else(|e| panic!("{e:?}"))
+    }
+
+    /// Answers `project` with escalate; fails every `fail_every`-th exchange
+    /// with a timeout (0: never).
+    struct Scripted {
+        identity: Identity,
+        exchanges: usize,
+        fail_every: usize,
+    }
+
+    impl Transport for Scripted {
+        fn identity(&self) -> &Identity {
+            &self.identity
+        }
+
+        fn exchange(
+            &mut self,
+            session: &str,
+            bodies: Vec<RequestBody>,
+        ) -> Result<Vec<Observation>, AdapterError> {
+            self.exchanges += 1;
+            if self.fail_every > 0 && self.exchanges.is_multiple_of(self.fail_every) {
+                return Err(AdapterError {
+                    kind: ErrorKind::Timeout,
+                    message: "scripted".into(),
+                    line: None,
+                    stderr_tail: String::new(),
+                });
+            }
+            Ok(bodies
+                .iter()
+                .enumerate()
+                .map(|(i, _)| {
+                    let response = Response {
+                        id: Some(i as u64),
+                        session: session.to_owned(),
+                        body: ResponseBody::Projection(ProjectionResponse {
+                            band: rbv_protocol::Band::Escalate,
+                        }),
+                    };
+                    let value = response.to_value();
+                    Observation {
+                        line: value.to_string(),
+                        value,
+                        response: Ok(response),
+                    }
+                })
+                .collect())
+        }
+    }
+
+    /// Connects `allowed` times, then refuses; counts connections.
+    struct Scripts {
+        connects: AtomicUsize,
+        allowed: usize,
+        fail_every: usize,
+    }
+
+    impl Connect for Scripts {
+        fn connect(&self) -> Result<Box<dyn Transport + Send>, AdapterError> {
+            if self.connects.fetch_add(1, Ordering::SeqCst) >= self.allowed {
+                return Err(AdapterError {
+                    kind: ErrorKind::Crash,
+                    message: "refused".into(),
+                    line: None,
+                    stderr_tail: "scripted stderr".into(),
+                });
+            }
+            let identity = Identity::from_handshake(HandshakeResponse {
+                protocol_version: 1,
+                implementation: ImplementationInfo {
+                    name: "scripted".into(),
+                    version: "0".into(),
+                },
+                capabilities: vec!["projection".into()],
+                profile: Default::default(),
+            });
+            Ok(Box::new(Scripted {
+                identity,
+                exchanges: 0,
+                fail_every: self.fail_every,
+            }))
+        }
+
+        fn describe(&self) -> String {
+            "scripted".into()
+        }
+    }
+
+    fn run(connect: &Scripts, n: usize, jobs: usize) -> PoolOutcome {
+        let suite = suite(n);
+        let cases: Vec<&Case> = suite.cases.iter().collect();
+        let outcome = run_pool(&cases, connect, jobs);
+        assert_eq!(outcome.results.len(), n);
+        for (case, result) in cases.iter().zip(&outcome.results) {
+            assert_eq!(case.id, result.id, "results come back in input order");
+        }
+        outcome
+    }
+
+    #[test]
+    fn every_case_passes_in_a_fresh_session_on_persistent_connections() {
+        let connect = Scripts {
+            connects: AtomicUsize::new(0),
+            allowed: usize::MAX,
+            fail_every: 0,
+        };
+        let outcome = run(&connect, 40, 3);
+        assert!(outcome.results.iter().all(|r| r.verdict.is_pass()));
+        let sessions: std::collections::BTreeSet<_> =
+            outcome.results.iter().map(|r| &r.session).collect();
+        assert_eq!(sessions.len(), 40, "one session per case");
+        // Workers connect when they take their first case: at most one
+        // connection each (a fast worker may run every case alone).
+        let connects = connect.connects.load(Ordering::SeqCst);
+        assert!((1..=3).contains(&connects), "{connects} connections");
+        assert_eq!(
+            outcome.identity.unwrap().handshake.implementation.name,
+            "scripted"
+        );
+    }
+
+    #[test]
+    fn an_error_replaces_the_connection_before_the_next_case() {
+        let connect = Scripts {
+            connects: AtomicUsize::new(0),
+            allowed: usize::MAX,
+            fail_every: 3,
+        };
+        let outcome = run(&connect, 30, 1);
+        let errors = outcome
+            .results
+            .iter()
+            .filter(|r| matches!(r.verdict, Verdict::Error(_)))
+            .count();
+        // A fresh connection fails its third case: cases 3, 6, ..., 30;
+        // after each error but the last, a new connection.
+        assert_eq!(errors, 10);
+        assert_eq!(connect.connects.load(Ordering::SeqCst), errors);
+    }
+
+    #[test]
+    fn when_no_connection_can_be_made_every_case_errors_once() {
+        let connect = Scripts {
+            connects: AtomicUsize::new(0),
+            allowed: 0,
+            fail_every: 0,
+        };
+        let outcome = run(&connect, 25, 4);
+        for r in &outcome.results {
+            match &r.verdict {
+                Verdict::Error(e) => {
+                    assert_eq!(e.kind, ErrorKind::Crash);
+                    assert!(
+                        e.message.contains("cannot start `scripted`"),
+                        "{}",
+                        e.message
+                    );
+                    assert_eq!(e.stderr_tail, "scripted stderr");
+                }
+                other => panic!("{}: {other:?}", r.id),
+            }
+        }
+        assert!(outcome.identity.is_none());
+        assert_eq!(
+            connect.connects.load(Ordering::SeqCst),
+            4 * CONNECT_ATTEMPTS,
+            "bounded retries"
+        );
+    }
+
+    #[test]
+    fn workers_that_cannot_reconnect_leave_their_cases_to_the_others() {
+        // Two workers connect; the first error ends one worker's connection
+        // for good (no more connections allowed), the other finishes.
+        let connect = Scripts {
+            connects: AtomicUsize::new(0),
+            allowed: 2,
+            fail_every: 4,
+        };
+        let outcome = run(&connect, 20, 2);
+        let passed = outcome
+            .results
+            .iter()
+            .filter(|r| r.verdict.is_pass())
+            .count();
+        let errors = outcome.results.len() - passed;
+        assert!(
+            passed >= 3 && errors >= 2,
+            "passed {passed}, errors {errors}"
+        );
+    }
+}

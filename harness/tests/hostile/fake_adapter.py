@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""A misbehaving implementation for rbv's hostile battery (stdlib only).
+
+Usage: fake_adapter.py MODE [SECONDS]. Every mode handshakes like a
+well-behaved adapter (except `exit-in-handshake`) and answers `project`
+with `auto` for reversible-local-trusted, else `escalate`; then it misbehaves as MODE says:
+
+  well-behaved        answers every request correctly
+  hang                never answers a request after the handshake
+  deaf                stops reading stdin after the handshake (and never answers)
+  crash-mid-case      answers the first request, then dies on the second
+  garbage             answers with a line that is not JSON
+  wrong-id            answers with an id nobody asked for
+  wrong-session       answers in another session
+  unknown-type        answers with a type the protocol does not have
+  huge-line           writes 100 MB without a newline, then waits
+  stderr-flood        writes 50 MB to stderr, then answers correctly
+  exit-in-handshake   exits before answering the handshake
+  slow                sleeps SECONDS before every answer (after the handshake)
+  bad-band            answers `project` with the band `Escalate` (wrong case)
+  reverse             answers pipelined requests in reverse order
+  one-life FILE       the first start behaves like crash-mid-case; every later
+                      start (FILE exists by then) exits during the handshake
+"""
+import json
+import select
+import sys
+import time
+
+MODE = sys.argv[1]
+DELAY = float(sys.argv[2]) if MODE == "slow" and len(sys.argv) > 2 else 0.0
+
+
+def first_start(path):
+    """True for exactly one start: the one that creates FILE."""
+    import os
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except FileExistsError:
+        return False
+
+
+if MODE == "one-life":
+    MODE = "crash-mid-case" if first_start(sys.argv[2]) else "exit-in-handshake"
+CAPABILITIES = ["manifest", "projection", "rule-of-two", "sql", "shell", "fetch",
+                "tokens", "audit", "versioning", "critical-floor"]
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def answer(req):
+    kind = req.get("type")
+    base = {"id": req.get("id"), "session": req.get("session")}
+    if kind == "handshake":
+        base.update(type="handshake", protocol_version=1,
+                    implementation={"name": "fake-" + MODE, "version": "0"},
+                    capabilities=CAPABILITIES, profile={})
+    elif kind == "project":
+        axes = (req.get("reversibility"), req.get("scope"), req.get("trust"))
+        band = "auto" if axes == ("reversible", "local", "trusted") else "escalate"
+        base.update(type="projection", band=band)
+    elif kind in ("record_event", "set_policy", "reset_session"):
+        base.update(type="ack")
+    else:
+        base.update(type="unsupported", message="fake adapter")
+    return base
+
+
+def reverse_loop():
+    """Collects requests until the input is quiet for 50 ms, then answers
+    them newest first (raw reads: Python's line buffering would hide
+    pipelined lines from select)."""
+    import os
+    buf = b""
+    while True:
+        if select.select([0], [], [], 0.05)[0]:
+            chunk = os.read(0, 65536)
+            if not chunk:
+                return
+            buf += chunk
+            continue
+        *lines, buf = buf.split(b"\n")
+        for req in reversed([json.loads(l) for l in lines if l.strip()]):
+            send(answer(req))
+
+
+def main():
+    if MODE == "reverse":
+        return reverse_loop()
+    served = 0
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req.get("type") == "handshake":
+            if MODE == "exit-in-handshake":
+                sys.stderr.write("fake: giving up during the handshake\n")
+                sys.exit(7)
+            send(answer(req))
+            if MODE == "deaf":
+                time.sleep(3600)
+            continue
+        served += 1
+        if MODE == "hang":
+            time.sleep(3600)
+        elif MODE == "crash-mid-case" and served % 2 == 0:
+            sys.stderr.write("fake: crashing on request %s\n" % req.get("id"))
+            sys.stderr.flush()
+            sys.exit(3)
+        elif MODE == "garbage":
+            sys.stdout.write("this is not json at all\n")
+            sys.stdout.flush()
+            continue
+        elif MODE == "wrong-id":
+            out = answer(req)
+            out["id"] = req["id"] + 1000
+            send(out)
+            continue
+        elif MODE == "wrong-session":
+            out = answer(req)
+            out["session"] = "someone-else"
+            send(out)
+            continue
+        elif MODE == "unknown-type":
+            send({"id": req["id"], "session": req["session"], "type": "banana"})
+            continue
+        elif MODE == "huge-line":
+            chunk = "x" * (1 << 20)
+            for _ in range(100):
+                sys.stdout.write(chunk)
+            sys.stdout.flush()
+            time.sleep(3600)
+        elif MODE == "stderr-flood":
+            chunk = ("e" * 1023 + "\n") * 1024
+            for _ in range(50):
+                sys.stderr.write(chunk)
+            sys.stderr.flush()
+        elif MODE == "slow":
+            time.sleep(DELAY)
+        elif MODE == "bad-band":
+            out = answer(req)
+            out["band"] = "Escalate"
+            send(out)
+            continue
+        send(answer(req))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except BrokenPipeError:
+        pass

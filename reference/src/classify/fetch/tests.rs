@@ -1,0 +1,155 @@
+use super::*;
+use crate::mutant::Mutant;
+use rbv_protocol::{Reversibility, Scope, Trust};
+
+fn axes(url: &str, method: &str) -> (Reversibility, Scope, Trust, bool) {
+    let i = inspect(url, method, None);
+    (i.reversibility, i.scope, i.trust, i.changes_state)
+}
+
+const AUTO: (Reversibility, Scope, Trust) =
+    (Reversibility::Reversible, Scope::Local, Trust::Trusted);
+const UNTRUSTED_READ: (Reversibility, Scope, Trust) =
+    (Reversibility::Reversible, Scope::Local, Trust::Untrusted);
+
+fn three(url: &str, method: &str) -> (Reversibility, Scope, Trust) {
+    let (r, s, t, _) = axes(url, method);
+    (r, s, t)
+}
+
+fn escalates(i: &Inspection) -> bool {
+    i.reversibility == Reversibility::Irreversible || i.scope == Scope::External
+}
+
+#[test]
+fn safe_methods_of_loopback_are_auto() {
+    for url in [
+        "http://localhost:3000/api",
+        "http://127.1/",
+        "http://[::1]/",
+        "http://2130706433/",
+    ] {
+        for method in ["GET", "get", "HEAD", "Options"] {
+            assert_eq!(
+                axes(url, method),
+                (AUTO.0, AUTO.1, AUTO.2, false),
+                "{method} {url}"
+            );
+        }
+    }
+}
+
+#[test]
+fn get_of_a_remote_host_is_an_untrusted_read() {
+    for url in [
+        "https://example.com/",
+        "http://localhost.evil.com/",
+        "http://localhost@evil.com/",
+        "http://evil.com/?127.0.0.1",
+        "http://evil.com#@127.0.0.1",
+        "http://127.0.0.1.nip.io/",
+        "http://0.0.0.0:8080/",
+        "http://[::]/",
+        "ftp://ftp.example.org/pub/file.txt",
+    ] {
+        let i = inspect(url, "GET", None);
+        assert_eq!((i.reversibility, i.scope, i.trust), UNTRUSTED_READ, "{url}");
+        assert!(!i.changes_state, "{url}");
+    }
+}
+
+#[test]
+fn writes_to_a_remote_host_escalate() {
+    for method in [
+        "POST", "put", "Patch", "DELETE", "PROPFIND", "TRACE", "CONNECT", "", "G ET",
+    ] {
+        let i = inspect("https://api.example.com/v1/items", method, None);
+        assert_eq!(i.scope, Scope::External, "{method}");
+        assert!(i.changes_state && escalates(&i), "{method}");
+    }
+}
+
+#[test]
+fn writes_to_loopback_are_carved_out_but_count_as_state_changes() {
+    for method in ["POST", "delete", "PUT", "MKCOL"] {
+        let i = inspect("http://localhost:8080/items/1", method, None);
+        assert_eq!((i.reversibility, i.scope, i.trust), AUTO, "{method}");
+        assert!(i.changes_state, "{method}");
+    }
+}
+
+#[test]
+fn credentials_in_a_remote_url_touch_sensitive_data() {
+    assert!(inspect("https://user:secret@example.com/", "GET", None).touches_sensitive);
+    assert!(!inspect("https://example.com/", "GET", None).touches_sensitive);
+    assert!(!inspect("http://user:pw@localhost/", "GET", None).touches_sensitive);
+}
+
+#[test]
+fn unparseable_urls_fail_safe() {
+    for url in [
+        "",
+        "not a url",
+        "/relative/path",
+        "http://",
+        "http://exa mple.com/",
+        "http://[::1/",
+    ] {
+        let i = inspect(url, "GET", None);
+        assert!(escalates(&i) && i.changes_state, "{url:?}");
+    }
+}
+
+#[test]
+fn only_http_and_https_are_carved_out_and_no_other_scheme_is_auto() {
+    let file = inspect("file:///home/u/.ssh/id_rsa", "GET", None);
+    assert_eq!((file.reversibility, file.scope, file.trust), UNTRUSTED_READ);
+    assert!(file.touches_sensitive && !file.changes_state);
+    assert_eq!(three("file://localhost/etc/passwd", "GET"), UNTRUSTED_READ);
+    assert!(escalates(&inspect(
+        "file://fileserver/share/x",
+        "GET",
+        None
+    )));
+    assert!(escalates(&inspect("file:///tmp/x", "PUT", None)));
+    assert_eq!(three("data:text/plain,hello", "GET"), UNTRUSTED_READ);
+    assert_eq!(three("DATA:text/plain;base64,aGk=", "POST"), UNTRUSTED_READ);
+    assert_eq!(three("ftp://127.0.0.1/pub/x", "GET"), UNTRUSTED_READ);
+    assert!(escalates(&inspect("ftp://localhost/upload", "PUT", None)));
+    for url in [
+        "gopher://127.0.0.1:6379/_FLUSHALL",
+        "gopher://example.com/",
+        "javascript:alert(1)",
+        "mailto:a@example.com",
+        "blob:https://example.com/uuid",
+        "chrome://settings",
+        "x-unknown://localhost/",
+        "wss://chat.example.com/",
+        "ws://localhost:9000/",
+    ] {
+        assert!(escalates(&inspect(url, "GET", None)), "{url}");
+    }
+}
+
+#[test]
+fn the_substring_mutant_carves_out_lookalikes() {
+    let m = Some(Mutant::SubstringLoopback);
+    for url in [
+        "http://localhost.evil.com/",
+        "http://evil.com/?127.0.0.1",
+        "http://localhost@evil.com/",
+    ] {
+        let i = inspect(url, "POST", m);
+        assert!(!escalates(&i), "{url} under the mutant");
+        assert!(
+            escalates(&inspect(url, "POST", None)),
+            "{url} under the reference"
+        );
+    }
+    // It loses the precision of parsing, too.
+    assert_eq!(three("http://2130706433/", "GET"), AUTO);
+    assert_eq!(
+        inspect("http://2130706433/", "GET", m).trust,
+        Trust::Untrusted
+    );
+}

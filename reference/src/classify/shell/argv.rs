@@ -1,0 +1,142 @@
+//! Reading argument vectors: options, operands, paths that hold secrets.
+
+use super::word::Arg;
+
+/// The operands after the leading options: skips `-x` clusters, long
+/// options, the values of options listed in `with_value`, and a `--`.
+/// Stops at the first operand, so a wrapped command keeps its own options.
+pub fn after_options<'a>(args: &'a [Arg], with_value: &[&str]) -> &'a [Arg] {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let text = arg.text.as_str();
+        if !arg.resolved {
+            break;
+        }
+        if text == "--" {
+            return &args[i + 1..];
+        }
+        if !text.starts_with('-') || text == "-" {
+            break;
+        }
+        i += if with_value.contains(&text) { 2 } else { 1 };
+    }
+    args.get(i..).unwrap_or(&[])
+}
+
+/// Whether `args` set a short option letter (also inside a cluster such
+/// as `-rf`) or one of the long options (`--force`, `--force=…`).
+pub fn has_flag(args: &[Arg], short: Option<char>, long: &[&str]) -> bool {
+    args.iter().take_while(|a| a.text != "--").any(|a| {
+        let t = a.text.as_str();
+        if let Some(name) = t.strip_prefix("--") {
+            long.iter().any(|l| {
+                let l = l.trim_start_matches('-');
+                name == l || name.strip_prefix(l).is_some_and(|r| r.starts_with('='))
+            })
+        } else if let (Some(cluster), Some(c)) = (t.strip_prefix('-'), short) {
+            !cluster.is_empty()
+                && cluster.chars().all(|x| x.is_ascii_alphanumeric())
+                && cluster.contains(c)
+        } else {
+            false
+        }
+    })
+}
+
+/// The value of an option given as `-o v`, `-ov`, `--out v` or `--out=v`.
+pub fn option_value(args: &[Arg], short: Option<&str>, long: Option<&str>) -> Option<String> {
+    let mut iter = args.iter();
+    while let Some(a) = iter.next() {
+        let t = a.text.as_str();
+        if t == "--" {
+            break;
+        }
+        if Some(t) == short || Some(t) == long {
+            return Some(iter.next().map(|v| v.text.clone()).unwrap_or_default());
+        }
+        if let Some(l) = long {
+            if let Some(v) = t.strip_prefix(l).and_then(|r| r.strip_prefix('=')) {
+                return Some(v.to_owned());
+            }
+        }
+        if let Some(s) = short {
+            if let Some(v) = t
+                .strip_prefix(s)
+                .filter(|v| !v.is_empty() && !t.starts_with("--"))
+            {
+                return Some(v.to_owned());
+            }
+        }
+    }
+    None
+}
+
+/// Operands (non-option arguments) of a command whose options take no value.
+pub fn operands(args: &[Arg]) -> Vec<&Arg> {
+    let mut out = Vec::new();
+    let mut options_done = false;
+    for a in args {
+        if !options_done && a.text == "--" {
+            options_done = true;
+        } else if options_done || !a.text.starts_with('-') || a.text == "-" {
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// Whether any argument is unresolved (its value may be anything, also an option).
+pub fn any_unresolved(args: &[Arg]) -> bool {
+    args.iter().any(|a| !a.resolved)
+}
+
+/// Paths of keys, credentials and other secrets.
+pub fn is_sensitive(text: &str) -> bool {
+    let t = text.to_ascii_lowercase();
+    let t = t.trim_start_matches("file://");
+    // `-d@.env`, `file=@.env`: the path follows the last `@` or `=`.
+    let base = t.rsplit(['/', '@', '=']).next().unwrap_or(t);
+    const CONTAINS: &[&str] = &[
+        ".ssh/",
+        "id_rsa",
+        "id_ed25519",
+        "id_ecdsa",
+        "id_dsa",
+        "/etc/shadow",
+        "/etc/gshadow",
+        "/etc/sudoers",
+        "/etc/master.passwd",
+        ".aws/credentials",
+        ".aws/config",
+        ".netrc",
+        ".npmrc",
+        ".pypirc",
+        ".git-credentials",
+        ".docker/config.json",
+        ".kube/config",
+        ".gnupg",
+        "gh/hosts.yml",
+        ".pgpass",
+        ".htpasswd",
+        "/environ",
+        ".vault-token",
+    ];
+    const SUFFIX: &[&str] = &[".pem", ".key", ".p12", ".pfx", ".keystore", ".jks"];
+    const TEMPLATES: &[&str] = &["example", "sample", "template", "dist"];
+    let env_file = base == ".env"
+        || base
+            .strip_prefix(".env.")
+            .is_some_and(|rest| !TEMPLATES.contains(&rest));
+    env_file
+        || t.ends_with("/.ssh")
+        || t == ".ssh"
+        || t == "~/.ssh"
+        || CONTAINS.iter().any(|c| t.contains(c))
+        || SUFFIX
+            .iter()
+            .any(|s| base.ends_with(s) && base.len() > s.len())
+        || matches!(
+            base,
+            "credentials.json" | "secrets.json" | "secrets.yaml" | "secrets.yml"
+        )
+}

@@ -1,0 +1,224 @@
+//! Core utilities and shell builtins: reads, workspace writes, local
+//! destruction, processes and the system.
+
+use super::argv::{has_flag, operands, option_value};
+use super::scripts;
+use super::walk::Walker;
+use super::word::Arg;
+use super::{destroy, privileged, read, unknown, write};
+use crate::classify::Inspection;
+use rbv_protocol::Reversibility::Irreversible;
+
+/// Programs and builtins with no effect beyond the session's own shell.
+#[rustfmt::skip]
+const READS: &[&str] = &[
+    // files and text
+    "ls", "dir", "vdir", "cat", "bat", "batcat", "less", "more", "most", "head", "tail", "wc",
+    "grep", "egrep", "fgrep", "rg", "ag", "ack", "cut", "tr", "nl", "tac", "rev", "fold", "fmt",
+    "column", "paste", "join", "uniq", "comm", "diff", "diff3", "cmp", "file", "stat", "du",
+    "df", "tree", "jq", "xxd", "od", "hexdump", "strings", "md5sum", "sha1sum", "sha224sum",
+    "sha256sum", "sha384sum", "sha512sum", "shasum", "b2sum", "cksum", "sum", "base64",
+    "base32", "look", "expand", "unexpand", "pr", "zcat", "zless", "zgrep", "bzcat", "xzcat",
+    "lz4cat", "zstdcat", "realpath", "readlink", "basename", "dirname", "pathchk", "numfmt",
+    "envsubst", "iconv", "wdiff", "colordiff", "delta", "difft", "fd", "fdfind", "locate",
+    "glow",
+    // the session and the system, read only
+    "pwd", "which", "whereis", "type", "whoami", "id", "groups", "hostname", "uname", "date",
+    "cal", "uptime", "ps", "pgrep", "pidof", "top", "htop", "btop", "free", "vmstat", "iostat",
+    "lsof", "nproc", "lscpu", "lsblk", "blkid", "findmnt", "getconf", "locale", "tty", "users",
+    "who", "w", "last", "arch", "sw_vers", "ldd", "lsusb", "lspci", "sysctl", "man", "help",
+    "info", "whatis", "apropos", "tldr", "history", "printenv",
+    // network queries with no effect
+    "ping", "ping6", "dig", "nslookup", "host", "whois", "traceroute", "tracepath", "mtr",
+    // output and computation
+    "echo", "printf", "seq", "yes", "sleep", "true", "false", ":", "test", "[", "expr", "bc",
+    "dc", "factor", "units", "tput", "clear", "stty", "cowsay", "figlet",
+    // shell bookkeeping
+    "cd", "pushd", "popd", "dirs", "export", "set", "unset", "shift", "local", "declare",
+    "typeset", "readonly", "return", "exit", "break", "continue", "wait", "read", "mapfile",
+    "readarray", "hash", "umask", "shopt", "getopts", "let", "jobs", "bg", "fg", "disown",
+    "times", "logout", "suspend", "compgen", "complete", "caller", "ulimit",
+];
+
+/// Reversible writes of workspace files.
+#[rustfmt::skip]
+const WRITES: &[&str] = &[
+    "mkdir", "touch", "ln", "rmdir", "install", "patch", "mktemp", "split", "csplit", "tar",
+    "zip", "unzip", "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4",
+    "7z", "7za", "ar", "cpio", "vim", "vi", "nvim", "nano", "emacs", "code", "micro", "hx",
+    "dos2unix", "unix2dos", "mkfifo", "sponge",
+];
+
+/// Programs that destroy local data beyond the actor's own undo.
+#[rustfmt::skip]
+const DESTROYS: &[&str] = &[
+    "rm", "unlink", "shred", "wipe", "srm", "truncate", "wipefs", "fdisk", "sfdisk", "gdisk",
+    "cfdisk", "parted", "mkswap", "mke2fs", "blkdiscard", "fstrim",
+];
+
+#[rustfmt::skip]
+const SYSTEM_READS: &[&str] = &[
+    "status", "show", "cat", "list-units", "list-unit-files", "list-timers", "list-jobs",
+    "is-active", "is-enabled", "is-failed", "help", "list", "print", "--version",
+];
+
+pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> {
+    let found = match name {
+        "find" => scripts::find(w, args),
+        "sed" | "gsed" => scripts::sed(args),
+        "awk" | "gawk" | "mawk" | "nawk" => scripts::awk(args),
+        "tee" => {
+            let files: Vec<_> = operands(args).into_iter().filter(|a| !null(a)).collect();
+            if files.is_empty() {
+                read("`tee` copies its input to the output")
+            } else if has_flag(args, Some('a'), &["append"]) {
+                write("`tee -a` appends to files")
+            } else {
+                destroy(Irreversible, "`tee` truncates the files it writes")
+            }
+        }
+        "sort" => match option_value(args, Some("-o"), Some("--output")) {
+            Some(out) if out != "/dev/null" => {
+                destroy(Irreversible, format!("`sort -o` replaces `{out}`"))
+            }
+            _ => read("`sort` reads"),
+        },
+        "uniq" if operands(args).len() >= 2 => {
+            destroy(Irreversible, "`uniq IN OUT` replaces its output file")
+        }
+        "dd" => {
+            if args
+                .iter()
+                .any(|a| !a.resolved || a.text.starts_with("of="))
+            {
+                destroy(Irreversible, "`dd of=` overwrites its target")
+            } else {
+                read("`dd` without `of=` writes to stdout")
+            }
+        }
+        "cp" | "mv" => copy_or_move(name, args),
+        "chmod" | "chown" | "chgrp" | "chattr" | "setfacl" => {
+            if has_flag(args, Some('R'), &["recursive"]) {
+                destroy(
+                    Irreversible,
+                    format!("`{name} -R` changes a whole tree; the old modes are lost"),
+                )
+            } else {
+                write(format!("`{name}` changes a file's mode or owner"))
+            }
+        }
+        "kill" => {
+            let probe = args
+                .iter()
+                .any(|a| matches!(a.text.as_str(), "-0" | "-l" | "-L" | "--list"));
+            if probe {
+                read("`kill -0`/`-l` only probes")
+            } else {
+                destroy(
+                    Irreversible,
+                    "`kill` terminates processes; their state is lost",
+                )
+            }
+        }
+        "pkill" | "killall" | "killall5" | "xkill" => destroy(
+            Irreversible,
+            format!("`{name}` terminates processes; their state is lost"),
+        ),
+        "shutdown" | "reboot" | "halt" | "poweroff" | "init" | "telinit" => {
+            destroy(Irreversible, format!("`{name}` stops the machine"))
+        }
+        "systemctl" | "service" | "launchctl" | "rc-service" => {
+            let ops = operands(args);
+            let verb = if name == "service" {
+                ops.get(1)
+            } else {
+                ops.first()
+            };
+            match verb {
+                Some(v) if v.resolved && SYSTEM_READS.contains(&v.text.as_str()) => {
+                    read(format!("`{name} {}` reads", v.text))
+                }
+                None if name == "systemctl" => read("`systemctl` lists units"),
+                _ => destroy(Irreversible, format!("`{name}` changes system services")),
+            }
+        }
+        "crontab" => {
+            if args.iter().any(|a| a.text == "-l") {
+                read("`crontab -l` lists")
+            } else {
+                destroy(Irreversible, "`crontab` replaces or removes the crontab")
+            }
+        }
+        "at" | "batch" => unknown(format!("`{name}` schedules commands for later")),
+        "date" if has_flag(args, Some('s'), &["set"]) => privileged("`date -s` sets the clock"),
+        "hostname" if !operands(args).is_empty() => privileged("`hostname NAME` renames the host"),
+        "hash" if has_flag(args, Some('p'), &[]) => {
+            unknown("`hash -p` makes a command name run another program")
+        }
+        "sysctl" if args.iter().any(|a| a.text == "-w" || a.text.contains('=')) => {
+            privileged("`sysctl -w` changes kernel settings")
+        }
+        "mount" | "umount" | "swapon" | "swapoff" | "modprobe" | "insmod" | "rmmod" => {
+            if args.is_empty() {
+                read(format!("`{name}` lists"))
+            } else {
+                privileged(format!("`{name}` changes the system"))
+            }
+        }
+        "tar" if tar_runs_code(args) => unknown("`tar` runs a program given in its options"),
+        "zip"
+            if has_flag(args, None, &["unzip-command"]) || args.iter().any(|a| a.text == "-TT") =>
+        {
+            unknown("`zip -TT` runs a program")
+        }
+        "less" | "more" if args.iter().any(|a| a.text.starts_with("+!")) => {
+            unknown("`less +!` runs a command")
+        }
+        _ if DESTROYS.contains(&name) || name.starts_with("mkfs") => destroy(
+            Irreversible,
+            format!("`{name}` destroys data; nothing keeps a copy"),
+        ),
+        _ if WRITES.contains(&name) => write(format!("`{name}` writes workspace files")),
+        _ if READS.contains(&name) => read(format!("`{name}` has no effect beyond reading")),
+        _ => return None,
+    };
+    Some(found)
+}
+
+fn null(a: &Arg) -> bool {
+    a.resolved && a.text == "/dev/null"
+}
+
+fn copy_or_move(name: &str, args: &[Arg]) -> Inspection {
+    let ops = operands(args);
+    let target = args
+        .iter()
+        .position(|a| a.text == "-t" || a.text == "--target-directory")
+        .and_then(|i| args.get(i + 1))
+        .or_else(|| ops.last().copied());
+    if name == "mv" && target.is_some_and(null) {
+        return destroy(Irreversible, "`mv … /dev/null` deletes the source");
+    }
+    if name == "cp" && ops.first().is_some_and(|a| null(a)) {
+        return destroy(Irreversible, "`cp /dev/null FILE` empties the file");
+    }
+    write(format!("`{name}` copies or renames workspace files"))
+}
+
+fn tar_runs_code(args: &[Arg]) -> bool {
+    args.iter().any(|a| {
+        let t = a.text.as_str();
+        [
+            "--to-command",
+            "--checkpoint-action",
+            "--use-compress-program",
+            "--rsh-command",
+            "--info-script",
+            "--new-volume-script",
+        ]
+        .iter()
+        .any(|o| t.starts_with(o))
+            || t == "-I"
+            || t == "-F"
+    })
+}

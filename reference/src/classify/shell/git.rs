@@ -1,0 +1,509 @@
+//! `git` and `gh`: the subcommand and its flags decide. Work that the
+//! reflog or the index can undo is a reversible local write; discarding
+//! uncommitted work or unreachable objects destroys; pushing lands on a
+//! shared remote; forcing or deleting there is not simply undone.
+
+use super::argv::{any_unresolved, has_flag, operands};
+use super::walk::Walker;
+use super::word::Arg;
+use super::{destroy, external, fetched, read, sensitive, shared, shared_destroy, unknown, write};
+use crate::classify::Inspection;
+use rbv_protocol::Reversibility::{HardToReverse, Irreversible};
+
+/// Configuration keys whose value is a program git will run.
+fn config_runs_code(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    const EXACT: &[&str] = &[
+        "core.pager",
+        "core.sshcommand",
+        "core.editor",
+        "core.fsmonitor",
+        "core.hookspath",
+        "core.askpass",
+        "core.gitproxy",
+        "diff.external",
+        "sequence.editor",
+        "gpg.program",
+        "uploadpack.packobjectshook",
+        "protocol.ext.allow",
+        "credential.helper",
+        "web.browser",
+        "instaweb.httpd",
+        "sendemail.smtpserver",
+    ];
+    const SUFFIX: &[&str] = &[
+        ".textconv",
+        ".command",
+        ".cmd",
+        ".driver",
+        ".helper",
+        ".program",
+        ".clean",
+        ".smudge",
+        ".process",
+        ".path",
+    ];
+    EXACT.contains(&key.as_str())
+        || key.starts_with("alias.")
+        || key.starts_with("pager.")
+        || SUFFIX.iter().any(|s| key.ends_with(s))
+}
+
+/// Subcommands whose danger depends on their flags: an unresolved
+/// argument could be any flag.
+#[rustfmt::skip]
+const FLAG_SENSITIVE: &[&str] = &[
+    "push", "checkout", "switch", "reset", "clean", "branch", "tag", "stash", "restore", "rm",
+    "config", "rebase", "worktree", "reflog", "update-ref", "gc", "submodule", "grep",
+];
+
+#[rustfmt::skip]
+const READS: &[&str] = &[
+    "status", "log", "diff", "show", "blame", "annotate", "shortlog", "describe", "rev-parse",
+    "rev-list", "ls-files", "ls-tree", "ls-remote", "cat-file", "whatchanged", "name-rev",
+    "merge-base", "cherry", "count-objects", "fsck", "verify-commit", "verify-tag",
+    "check-ignore", "check-attr", "check-ref-format", "var", "help", "version", "show-ref",
+    "for-each-ref", "range-diff", "request-pull", "show-branch", "diff-tree", "diff-files",
+    "diff-index", "hash-object", "get-tar-commit-id",
+];
+
+#[rustfmt::skip]
+const WRITES: &[&str] = &[
+    "add", "commit", "mv", "init", "notes", "bisect", "merge", "rebase", "cherry-pick",
+    "revert", "am", "apply", "format-patch", "archive", "repack", "maintenance",
+    "sparse-checkout", "fetch", "pull", "lfs", "replace", "bundle", "commit-tree", "mktag",
+    "mktree", "rerere", "restore-staged", "stage", "citool", "gui", "bugreport",
+];
+
+pub fn git(w: &mut Walker, args: &[Arg]) -> Inspection {
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if !a.resolved {
+            return unknown(format!("`git` gets `{}`, known only at run time", a.text));
+        }
+        let t = a.text.as_str();
+        match t {
+            "--version" | "--help" | "-h" => return read("`git --version`"),
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix"
+            | "--config-env" => i += 2,
+            "-c" => {
+                let key = args
+                    .get(i + 1)
+                    .map_or("", |v| v.text.split('=').next().unwrap_or(""));
+                if args.get(i + 1).is_some_and(|v| !v.resolved) || config_runs_code(key) {
+                    return unknown(format!(
+                        "`git -c {key}` configures a program for git to run"
+                    ));
+                }
+                i += 2;
+            }
+            "--exec-path" | "--upload-pack" | "--receive-pack" => {
+                return unknown(format!("`git {t}` chooses a program to run"));
+            }
+            _ if t.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    let Some(sub) = args.get(i) else {
+        return read("`git` prints its help");
+    };
+    let rest = &args[i + 1..];
+    let sub = sub.text.as_str();
+    if FLAG_SENSITIVE.contains(&sub) && any_unresolved(rest) {
+        if sub == "push" {
+            return shared_destroy(
+                HardToReverse,
+                "`git push` gets arguments known only at run time: it may force or delete",
+            );
+        }
+        return unknown(format!("`git {sub}` gets arguments known only at run time"));
+    }
+    subcommand(w, sub, rest)
+}
+
+fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
+    let ops = operands(rest);
+    let flag = |short: Option<char>, long: &[&str]| has_flag(rest, short, long);
+    match sub {
+        "push" => push(rest),
+        "clone" => fetched(
+            true,
+            "`git clone` brings in a repository nobody vouched for",
+        ),
+        "send-email" | "daemon" | "instaweb" => {
+            external(format!("`git {sub}` reaches other people or hosts"))
+        }
+        "credential" | "credential-store" | "credential-cache" => sensitive(
+            read(format!("`git {sub}` handles credentials")),
+            "git credentials",
+        ),
+        "checkout" => checkout(rest),
+        "switch" if flag(Some('f'), &["force", "discard-changes"]) => destroy(
+            Irreversible,
+            "`git switch --discard-changes` drops uncommitted work",
+        ),
+        "switch" => write("`git switch` changes branch; git refuses to lose local changes"),
+        "restore" if flag(Some('S'), &["staged"]) && !flag(Some('W'), &["worktree"]) => {
+            write("`git restore --staged` only unstages")
+        }
+        "restore" => destroy(
+            Irreversible,
+            "`git restore` discards uncommitted changes to files",
+        ),
+        "reset" if flag(None, &["hard", "merge"]) => {
+            destroy(Irreversible, "`git reset --hard` discards uncommitted work")
+        }
+        "reset" => write("`git reset` moves HEAD; the working tree and the reflog keep the work"),
+        "clean" if flag(Some('n'), &["dry-run"]) => read("`git clean -n` only lists"),
+        "clean" => destroy(Irreversible, "`git clean` deletes untracked files"),
+        "rm" if flag(Some('f'), &["force"]) => destroy(
+            Irreversible,
+            "`git rm -f` deletes files with uncommitted changes",
+        ),
+        "rm" => write("`git rm` removes tracked files; the last commit keeps them"),
+        "branch" => branch(rest, &ops),
+        "tag" if flag(Some('d'), &["delete"]) || flag(Some('f'), &["force"]) => {
+            destroy(HardToReverse, "`git tag -d`/`-f` deletes or moves a tag")
+        }
+        "tag"
+            if ops.is_empty() || flag(Some('l'), &["list", "contains", "points-at", "merged"]) =>
+        {
+            read("`git tag` lists")
+        }
+        "tag" => write("`git tag` creates a tag"),
+        "stash" => match ops.first().map_or("push", |a| a.text.as_str()) {
+            "drop" | "clear" => destroy(
+                HardToReverse,
+                "`git stash drop`/`clear` discards stashed work",
+            ),
+            "list" | "show" => read("`git stash list`/`show` reads"),
+            _ => write("`git stash` shelves work; it can be applied again"),
+        },
+        "reflog"
+            if matches!(
+                ops.first().map(|a| a.text.as_str()),
+                Some("expire" | "delete")
+            ) =>
+        {
+            destroy(
+                Irreversible,
+                "`git reflog expire`/`delete` removes the safety net of the reflog",
+            )
+        }
+        "reflog" => read("`git reflog` reads"),
+        "filter-branch" => filter_branch(w, rest),
+        "prune" | "filter-repo" => destroy(
+            Irreversible,
+            format!("`git {sub}` removes or rewrites objects for good"),
+        ),
+        "prune-packed" => write("`git prune-packed` drops loose copies of packed objects"),
+        "gc" if rest.iter().any(|a| a.text.starts_with("--prune")) => {
+            destroy(Irreversible, "`git gc --prune` removes unreachable objects")
+        }
+        "gc" => write("`git gc` packs objects"),
+        "update-ref" if flag(Some('d'), &[]) => {
+            destroy(HardToReverse, "`git update-ref -d` deletes a ref")
+        }
+        "update-ref" | "symbolic-ref" | "update-index" | "read-tree" | "write-tree" => {
+            write(format!("`git {sub}` writes refs or the index"))
+        }
+        "config" => config(rest, &ops),
+        "remote" => match ops.first().map(|a| a.text.as_str()) {
+            None | Some("show" | "get-url") => read("`git remote` lists remotes"),
+            Some(_) => write("`git remote` edits the local remote configuration"),
+        },
+        "worktree" => match ops.first().map(|a| a.text.as_str()) {
+            Some("remove") if flag(Some('f'), &["force"]) => destroy(
+                Irreversible,
+                "`git worktree remove --force` deletes a worktree with changes",
+            ),
+            Some("list") => read("`git worktree list`"),
+            _ => write("`git worktree` manages worktrees"),
+        },
+        "submodule" if ops.first().is_some_and(|a| a.text == "foreach") => {
+            let code = ops[1..]
+                .iter()
+                .map(|a| a.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            w.nested(&code)
+        }
+        "submodule" => write("`git submodule` updates submodules"),
+        "rebase" => match exec_option(rest) {
+            Some(code) => w.nested(&code).join(write(
+                "`git rebase` rewrites local history (the reflog keeps it)",
+            )),
+            None => write("`git rebase` rewrites local history (the reflog keeps it)"),
+        },
+        "grep"
+            if rest.iter().any(|a| {
+                a.text.starts_with("-O") || a.text.starts_with("--open-files-in-pager")
+            }) =>
+        {
+            unknown("`git grep -O` runs a pager program")
+        }
+        _ if READS.contains(&sub) && rest.iter().any(|a| a.text.starts_with("--output")) => {
+            destroy(
+                Irreversible,
+                format!("`git {sub} --output` replaces a file"),
+            )
+        }
+        _ if READS.contains(&sub) => read(format!("`git {sub}` reads")),
+        _ if WRITES.contains(&sub) => write(format!(
+            "`git {sub}` is undone from the reflog or the index"
+        )),
+        _ => unknown(format!(
+            "`git {sub}` is not a known subcommand (it may be an alias)"
+        )),
+    }
+}
+
+/// `git filter-branch` runs its `--*-filter` options as shell code on
+/// every commit; the rewrite itself is recoverable from `refs/original/`.
+fn filter_branch(w: &mut Walker, rest: &[Arg]) -> Inspection {
+    let mut found = vec![destroy(
+        HardToReverse,
+        "`git filter-branch` rewrites history; `refs/original/` keeps the old refs",
+    )];
+    let mut iter = rest.iter();
+    while let Some(a) = iter.next() {
+        let (option, inline) = match a.text.split_once('=') {
+            Some((o, v)) => (o, Some(v)),
+            None => (a.text.as_str(), None),
+        };
+        let runs_code = (option.starts_with("--")
+            && option.ends_with("-filter")
+            && option != "--subdirectory-filter")
+            || option == "--setup";
+        if !runs_code {
+            continue;
+        }
+        let code = match inline {
+            Some(v) => a.resolved.then(|| v.to_owned()),
+            None => iter.next().and_then(|v| v.value().map(str::to_owned)),
+        };
+        found.push(code.map_or_else(
+            || unknown("`git filter-branch` runs a filter known only at run time"),
+            |c| w.nested(&c),
+        ));
+    }
+    super::join_all(found).unwrap_or_else(|| unknown("`git filter-branch`"))
+}
+
+fn exec_option(rest: &[Arg]) -> Option<String> {
+    let mut iter = rest.iter();
+    while let Some(a) = iter.next() {
+        if a.text == "-x" || a.text == "--exec" {
+            return iter.next().map(|v| v.text.clone());
+        }
+        if let Some(v) = a.text.strip_prefix("--exec=") {
+            return Some(v.to_owned());
+        }
+    }
+    None
+}
+
+fn push(rest: &[Arg]) -> Inspection {
+    if has_flag(rest, Some('n'), &["dry-run"]) {
+        return read("`git push --dry-run` sends nothing");
+    }
+    let forced = has_flag(
+        rest,
+        Some('f'),
+        &["force", "force-with-lease", "force-if-includes"],
+    );
+    let deleting = has_flag(rest, Some('d'), &["delete", "mirror", "prune"]);
+    let refspecs = operands(rest).into_iter().skip(1);
+    let mut why = None;
+    for spec in refspecs {
+        if spec.text.starts_with('+') {
+            why = Some(format!("the refspec `{}` forces", spec.text));
+        } else if spec.text.starts_with(':') {
+            why = Some(format!(
+                "the refspec `{}` deletes a remote branch",
+                spec.text
+            ));
+        }
+    }
+    if forced {
+        why = Some("`--force` rewrites the remote branch".to_owned());
+    } else if deleting {
+        why = Some("the push deletes remote refs".to_owned());
+    }
+    match why {
+        Some(why) => shared_destroy(HardToReverse, format!("`git push`: {why}")),
+        None => shared("`git push` publishes commits to a branch (revertible)"),
+    }
+}
+
+/// Directory names that `git checkout NAME` more likely means as a path.
+#[rustfmt::skip]
+const WORKSPACE_DIRS: &[&str] = &[
+    "src", "lib", "test", "tests", "docs", "doc", "app", "bin", "include", "pkg", "cmd",
+    "internal", "scripts", "config", "public", "assets", "static", "components", "spec",
+    "examples", "benches", "target", "build", "dist", "vendor", "crates", "packages",
+];
+
+/// `git checkout`: creating or switching a branch is safe (git refuses to
+/// lose local changes); naming paths discards their uncommitted changes.
+/// A single operand that looks like a path (`.`, a glob, a file extension,
+/// a slash prefix, a usual source directory) counts as a path; a bare name
+/// (`main`, `feature/x`, `v1.2`) is taken as a branch or tag.
+fn checkout(rest: &[Arg]) -> Inspection {
+    if has_flag(rest, Some('b'), &["orphan"]) || has_flag(rest, Some('B'), &[]) {
+        return write("`git checkout -b` creates a branch");
+    }
+    let discard = rest.iter().any(|a| a.text == "--")
+        || has_flag(
+            rest,
+            Some('f'),
+            &["force", "theirs", "ours", "patch", "merge"],
+        )
+        || has_flag(rest, Some('p'), &[]);
+    let ops = operands(rest);
+    let pathlike = |t: &str| {
+        let base = t.rsplit('/').next().unwrap_or(t);
+        let version_tag = base
+            .strip_prefix('v')
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+        t == "."
+            || t == ".."
+            || t.starts_with("./")
+            || t.starts_with('/')
+            || t.contains(['*', '?', '['])
+            || (base.contains('.') && !version_tag)
+            || WORKSPACE_DIRS.contains(&t.trim_end_matches('/'))
+    };
+    if discard || ops.len() > 1 || ops.iter().any(|a| pathlike(&a.text)) {
+        destroy(
+            Irreversible,
+            "`git checkout` of paths discards their uncommitted changes",
+        )
+    } else {
+        write("`git checkout` switches branch; git refuses to lose local changes")
+    }
+}
+
+fn branch(rest: &[Arg], ops: &[&Arg]) -> Inspection {
+    let force = has_flag(rest, Some('f'), &["force"]);
+    if has_flag(rest, Some('D'), &[])
+        || has_flag(rest, Some('M'), &[])
+        || has_flag(rest, Some('C'), &[])
+        || (force && !ops.is_empty())
+    {
+        return destroy(
+            HardToReverse,
+            "`git branch -D`/`-f` deletes or resets an unmerged branch",
+        );
+    }
+    if has_flag(rest, Some('d'), &["delete"]) {
+        return write("`git branch -d` deletes a merged branch; its commits stay reachable");
+    }
+    let listing = ops.is_empty()
+        || has_flag(
+            rest,
+            Some('l'),
+            &[
+                "list",
+                "contains",
+                "merged",
+                "no-merged",
+                "points-at",
+                "show-current",
+            ],
+        )
+        || has_flag(rest, Some('a'), &["all"])
+        || has_flag(rest, Some('r'), &["remotes"]);
+    if listing {
+        read("`git branch` lists branches")
+    } else {
+        write("`git branch` creates or renames a branch")
+    }
+}
+
+fn config(rest: &[Arg], ops: &[&Arg]) -> Inspection {
+    let getting = has_flag(
+        rest,
+        Some('l'),
+        &["list", "get", "get-all", "get-regexp", "show-origin"],
+    ) || matches!(ops.first().map(|a| a.text.as_str()), Some("get" | "list"))
+        || (ops.len() == 1 && !has_flag(rest, None, &["unset", "unset-all", "add", "replace-all"]));
+    let key = ops
+        .iter()
+        .map(|a| a.text.as_str())
+        .find(|t| !matches!(*t, "get" | "set" | "list" | "unset"))
+        .unwrap_or("");
+    if getting {
+        if key.starts_with("credential") || key.contains("token") || key.contains("password") {
+            return sensitive(
+                read("`git config` reads a credential setting"),
+                "git credentials",
+            );
+        }
+        return read("`git config` reads settings");
+    }
+    if config_runs_code(key) {
+        return unknown(format!(
+            "`git config {key}` installs a program for git to run"
+        ));
+    }
+    write("`git config` edits settings")
+}
+
+/// `gh`: reading GitHub brings in content others wrote (untrusted);
+/// a draft PR is an undoable change on shared infrastructure; everything
+/// else that writes notifies people or changes shared state.
+pub fn gh(args: &[Arg]) -> Inspection {
+    let ops = operands(args);
+    let group = ops.first().map_or("", |a| a.text.as_str());
+    let action = ops.get(1).map_or("", |a| a.text.as_str());
+    // Option values (a title, a body) are data; only an unresolved
+    // command word leaves the operation unknown.
+    if ops.iter().take(2).any(|a| !a.resolved) {
+        return external("`gh` gets a command known only at run time");
+    }
+    let flag = |short: Option<char>, long: &[&str]| has_flag(args, short, long);
+    match (group, action) {
+        ("", _) | ("version", _) | ("help", _) => read("`gh` prints help or its version"),
+        ("auth", "status") => read("`gh auth status`"),
+        ("auth", "token") => sensitive(read("`gh auth token` prints a token"), "a GitHub token"),
+        ("auth", _) => sensitive(write("`gh auth` manages a GitHub token"), "a GitHub token"),
+        ("pr", "create") if flag(Some('d'), &["draft"]) => {
+            shared("`gh pr create --draft` opens a draft PR (closable)")
+        }
+        ("pr", "create") => external("`gh pr create` opens a PR for review and notifies people"),
+        ("pr", "checkout")
+        | ("repo", "clone")
+        | ("release" | "run", "download")
+        | ("gist", "clone") => fetched(
+            true,
+            format!("`gh {group} {action}` brings in content others wrote"),
+        ),
+        (_, "list" | "view" | "status" | "diff" | "checks" | "watch")
+        | ("search" | "status" | "browse", _) => fetched(
+            false,
+            format!("`gh {group} {action}` reads content others wrote"),
+        ),
+        ("api", _) => {
+            let method =
+                super::argv::option_value(args, Some("-X"), Some("--method")).unwrap_or_default();
+            let writes = !matches!(method.to_ascii_uppercase().as_str(), "" | "GET" | "HEAD")
+                || args.iter().any(|a| {
+                    matches!(
+                        a.text.as_str(),
+                        "-f" | "-F" | "--field" | "--raw-field" | "--input"
+                    ) || a.text.starts_with("--field=")
+                        || a.text.starts_with("--raw-field=")
+                });
+            if writes {
+                external("`gh api` writes to GitHub")
+            } else {
+                fetched(false, "`gh api` reads content others wrote")
+            }
+        }
+        ("extension" | "alias", _) => unknown(format!("`gh {group}` runs extensions or aliases")),
+        _ => external(format!(
+            "`gh {group} {action}` changes GitHub and may notify people"
+        )),
+    }
+}

@@ -1,0 +1,277 @@
+//! Programs that talk to other hosts: where their effect lands is decided
+//! by the direction of the data and by the host (loopback or not).
+
+use std::net::{IpAddr, Ipv6Addr};
+
+use url::{Host, Url};
+
+use super::argv::any_unresolved;
+use super::word::Arg;
+use super::{external, fetched, read, sensitive, unknown, write};
+use crate::classify::Inspection;
+
+/// curl options that take a value.
+#[rustfmt::skip]
+const CURL_VALUE: &[&str] = &[
+    "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "--data-ascii",
+    "--data-urlencode", "-F", "--form", "--form-string", "-H", "--header", "-o", "--output",
+    "-u", "--user", "-A", "--user-agent", "-e", "--referer", "-b", "--cookie", "-c",
+    "--cookie-jar", "-T", "--upload-file", "--json", "-K", "--config", "--url", "-w",
+    "--write-out", "-m", "--max-time", "--connect-timeout", "-x", "--proxy", "--retry", "-r",
+    "--range", "-E", "--cert", "--key", "--cacert", "-z", "--time-cond", "-y", "-Y",
+    "--limit-rate", "--resolve", "--connect-to", "-U", "--proxy-user", "--interface", "-D",
+    "--dump-header", "--output-dir", "-Q", "--quote", "--oauth2-bearer", "--max-filesize", "-C",
+    "--continue-at", "--variable", "--expand-url",
+];
+
+#[rustfmt::skip]
+const CURL_UPLOAD: &[&str] = &[
+    "-d", "--data", "--data-raw", "--data-binary", "--data-ascii", "--data-urlencode", "-F",
+    "--form", "--form-string", "-T", "--upload-file", "--json", "-Q", "--quote",
+];
+
+#[rustfmt::skip]
+const CURL_WRITE: &[&str] = &[
+    "-o", "--output", "-O", "--remote-name", "--remote-name-all", "-J", "-D", "--dump-header",
+    "-c", "--cookie-jar", "--output-dir",
+];
+
+/// Whether a URL as curl or wget accepts it (the scheme may be left out)
+/// points at this machine; decided on the parsed host, never by substring.
+pub fn is_loopback(target: &str) -> bool {
+    let with_scheme;
+    let text = if target.contains("://") {
+        target
+    } else {
+        with_scheme = format!("http://{target}");
+        &with_scheme
+    };
+    match Url::parse(text).ok().as_ref().and_then(Url::host) {
+        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(Host::Ipv6(ip)) => is_loopback_v6(ip),
+        None => false,
+    }
+}
+
+fn is_loopback_v6(ip: Ipv6Addr) -> bool {
+    ip.is_loopback()
+        || ip
+            .to_ipv4_mapped()
+            .is_some_and(|v4| IpAddr::V4(v4).is_loopback())
+}
+
+/// `curl`: an upload (data, form, file, a method other than GET/HEAD)
+/// reaches the host; a GET brings untrusted content in, unless the host is
+/// loopback.
+pub fn curl(args: &[Arg]) -> Inspection {
+    if any_unresolved(args) {
+        return external("`curl` gets arguments known only at run time: it may upload");
+    }
+    // Every option as (name, value): long options with `=` or a following
+    // value; short clusters (`-sSLo out`, `-XPOST`) letter by letter, where
+    // a value-taking letter takes the rest of the cluster or the next word.
+    let mut options: Vec<(String, Option<String>)> = Vec::new();
+    let mut urls = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        i += 1;
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((n, v)) => (format!("--{n}"), Some(v.to_owned())),
+                None => (t.to_owned(), None),
+            };
+            let value = if inline.is_none() && CURL_VALUE.contains(&name.as_str()) {
+                i += 1;
+                args.get(i - 1).map(|v| v.text.clone())
+            } else {
+                inline
+            };
+            options.push((name, value));
+        } else if let Some(cluster) = t.strip_prefix('-').filter(|c| !c.is_empty()) {
+            for (k, c) in cluster.char_indices() {
+                let name = format!("-{c}");
+                if CURL_VALUE.contains(&name.as_str()) {
+                    let rest = &cluster[k + c.len_utf8()..];
+                    let value = if rest.is_empty() {
+                        i += 1;
+                        args.get(i - 1).map(|v| v.text.clone())
+                    } else {
+                        Some(rest.to_owned())
+                    };
+                    options.push((name, value));
+                    break;
+                }
+                options.push((name, None));
+            }
+        } else {
+            urls.push(t.to_owned());
+        }
+    }
+    let query = options.iter().any(|(n, _)| n == "-G" || n == "--get");
+    let mut upload = None;
+    let mut writes = false;
+    for (name, value) in &options {
+        let name = name.as_str();
+        match name {
+            "-K" | "--config" => return unknown("`curl -K` reads its options from a file"),
+            "--url" => urls.extend(value.clone()),
+            "-X" | "--request" => {
+                let method = value.clone().unwrap_or_default().to_ascii_uppercase();
+                if !matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS") {
+                    upload = Some(format!("the method is {method}"));
+                }
+            }
+            // `-G` turns `-d` data into the query string of a GET.
+            _ if query && (name.starts_with("--data") || name == "-d") => {}
+            _ if CURL_UPLOAD.contains(&name) || name.starts_with("--data") => {
+                upload = Some(format!("`{name}` sends data"));
+            }
+            _ => {}
+        }
+        writes |= CURL_WRITE.contains(&name);
+    }
+    transfer("curl", &urls, upload, writes)
+}
+
+/// `wget`: downloads to a file by default.
+pub fn wget(args: &[Arg]) -> Inspection {
+    if any_unresolved(args) {
+        return external("`wget` gets arguments known only at run time: it may upload");
+    }
+    let mut urls = Vec::new();
+    let mut upload = None;
+    let mut to_stdout = false;
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        let (name, value) = match t.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_owned())),
+            _ => (t, None),
+        };
+        match name {
+            "--post-data" | "--post-file" | "--body-data" | "--body-file" => {
+                upload = Some(format!("`{name}` sends data"));
+            }
+            "--method" => {
+                let m = value
+                    .clone()
+                    .unwrap_or_else(|| args.get(i + 1).map(|v| v.text.clone()).unwrap_or_default());
+                if !matches!(m.to_ascii_uppercase().as_str(), "GET" | "HEAD") {
+                    upload = Some(format!("the method is {m}"));
+                }
+            }
+            "-O" | "--output-document" => {
+                let v = value
+                    .clone()
+                    .or_else(|| args.get(i + 1).map(|v| v.text.clone()));
+                to_stdout = v.as_deref() == Some("-");
+            }
+            "-O-" | "--spider" => to_stdout = true,
+            _ => {}
+        }
+        if matches!(
+            name,
+            "-O" | "--output-document"
+                | "--method"
+                | "-o"
+                | "-a"
+                | "-P"
+                | "-U"
+                | "--header"
+                | "--user"
+                | "--password"
+                | "-i"
+                | "--input-file"
+        ) && value.is_none()
+        {
+            i += 1;
+        } else if !t.starts_with('-') {
+            urls.push(t.to_owned());
+        }
+        i += 1;
+    }
+    transfer("wget", &urls, upload, !to_stdout)
+}
+
+fn transfer(who: &str, urls: &[String], upload: Option<String>, writes: bool) -> Inspection {
+    let local = !urls.is_empty() && urls.iter().all(|u| is_loopback(u));
+    match (upload, local) {
+        (Some(why), false) => external(format!("`{who}` sends data to another host ({why})")),
+        (Some(why), true) => write(format!("`{who}` sends data to a loopback service ({why})")),
+        (None, true) if writes => write(format!("`{who}` saves a loopback response to a file")),
+        (None, true) => read(format!("`{who}` reads from a loopback service")),
+        (None, false) => fetched(
+            writes,
+            format!("`{who}` fetches content nobody vouches for from another host"),
+        ),
+    }
+}
+
+/// `scp`, `rsync`, `sftp`: a remote destination is external; a remote
+/// source brings untrusted content in.
+pub fn copy(name: &str, args: &[Arg]) -> Inspection {
+    let ops: Vec<&Arg> = args.iter().filter(|a| !a.text.starts_with('-')).collect();
+    if name == "sftp" || any_unresolved(args) {
+        return external(format!("`{name}` transfers files to or from another host"));
+    }
+    let remote = |a: &Arg| is_remote_path(&a.text);
+    match ops.split_last() {
+        Some((dest, _)) if remote(dest) => {
+            external(format!("`{name}` copies to the remote `{}`", dest.text))
+        }
+        Some((_, sources)) if sources.iter().any(|s| remote(s)) => {
+            fetched(true, format!("`{name}` copies from another host"))
+        }
+        _ if args
+            .iter()
+            .any(|a| a.text.starts_with("--delete") || a.text.starts_with("--remove-source")) =>
+        {
+            super::destroy(
+                rbv_protocol::Reversibility::Irreversible,
+                format!("`{name} --delete` removes files from the destination"),
+            )
+        }
+        _ => write(format!("`{name}` copies local files")),
+    }
+}
+
+/// `host:path`, `user@host:path`, `rsync://…`, `host::module`.
+fn is_remote_path(text: &str) -> bool {
+    if text.contains("://") {
+        return true;
+    }
+    match text.find(':') {
+        Some(colon) => {
+            let before = &text[..colon];
+            !before.is_empty() && !before.contains('/')
+        }
+        None => false,
+    }
+}
+
+/// Programs whose only purpose is to reach other hosts or people.
+pub fn classify(name: &str, args: &[Arg]) -> Option<Inspection> {
+    let found = match name {
+        "curl" => curl(args),
+        "wget" => wget(args),
+        "scp" | "rsync" | "sftp" => copy(name, args),
+        "ssh" | "mosh" | "autossh" if args.iter().all(|a| a.text == "-V") && !args.is_empty() => {
+            read(format!("`{name} -V`"))
+        }
+        "ssh" | "mosh" | "autossh" | "telnet" | "nc" | "ncat" | "netcat" | "socat" | "ftp"
+        | "lftp" | "ssh-copy-id" => external(format!("`{name}` reaches another host")),
+        "mail" | "mailx" | "sendmail" | "mutt" | "msmtp" | "swaks" => {
+            external(format!("`{name}` sends mail to people"))
+        }
+        "ssh-keygen" | "ssh-add" | "ssh-agent" | "gpg" | "pass" | "security" | "op" | "vault" => {
+            sensitive(
+                write(format!("`{name}` manages keys or secrets")),
+                "keys and secrets",
+            )
+        }
+        _ => return None,
+    };
+    Some(found)
+}

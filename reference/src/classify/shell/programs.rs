@@ -1,0 +1,485 @@
+//! From one argument vector to its effect: resolving the program, looking
+//! through wrappers, and following code that runs inside the command.
+
+use super::argv::{after_options, has_flag, is_sensitive};
+use super::walk::{secret, Stdin, Walker};
+use super::word::Arg;
+use super::{files, git, privileged, read, sensitive, tools, unknown};
+use crate::classify::Inspection;
+
+/// Directories whose programs are the system's own, so that `/bin/rm` is `rm`.
+const SYSTEM_DIRS: &[&str] = &[
+    "/bin/",
+    "/sbin/",
+    "/usr/bin/",
+    "/usr/sbin/",
+    "/usr/local/bin/",
+    "/usr/local/sbin/",
+    "/opt/homebrew/bin/",
+    "/usr/libexec/",
+];
+
+/// Classifies one command: `argv[0]` is the program.
+pub fn classify(w: &mut Walker, argv: &[Arg], stdin: &Stdin) -> Inspection {
+    let Some((first, args)) = argv.split_first() else {
+        return read("no command");
+    };
+    let name = match program_name(first) {
+        Ok(name) => name,
+        Err(found) => return found,
+    };
+    let mut found = by_name(w, &name, args, stdin);
+    if name == "printenv" {
+        found = sensitive(found, "the environment holds tokens");
+    } else if !matches!(name.as_str(), "git" | "gh" | "echo" | "printf" | "env") {
+        if let Some(path) = args.iter().find(|a| is_sensitive(&a.text)) {
+            found = sensitive(found, secret(path));
+        }
+    }
+    found
+}
+
+/// The program a word names, after quote removal; a name that expansion
+/// could change, or a program outside the system directories, is unknown.
+fn program_name(arg: &Arg) -> Result<String, Inspection> {
+    if !arg.resolved || arg.pattern {
+        return Err(unknown(format!(
+            "the program name `{}` is only known at run time",
+            arg.text
+        )));
+    }
+    let text = arg.text.as_str();
+    if !text.contains('/') {
+        return Ok(text.to_owned());
+    }
+    let base = text.rsplit('/').next().unwrap_or_default();
+    if SYSTEM_DIRS
+        .iter()
+        .any(|d| text.strip_prefix(d).is_some_and(|rest| !rest.contains('/')))
+    {
+        return Ok(base.to_owned());
+    }
+    if matches!(base, "gradlew" | "mvnw") {
+        // The build wrappers projects check in run the build tool.
+        return Ok(base.trim_end_matches('w').to_owned());
+    }
+    Err(unknown(format!(
+        "runs `{text}`: a program outside the system directories"
+    )))
+}
+
+fn by_name(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspection {
+    if let Some(found) = wrapper(w, name, args, stdin) {
+        return found;
+    }
+    if let Some(found) = code_runner(w, name, args, stdin) {
+        return found;
+    }
+    if let Some(found) = files::classify(w, name, args) {
+        return found;
+    }
+    match name {
+        "git" => git::git(w, args),
+        "gh" => git::gh(args),
+        _ => tools::classify(w, name, args, stdin)
+            .unwrap_or_else(|| unknown(format!("`{name}` is not a known program (fails safe)"))),
+    }
+}
+
+/// Runs `rest` as a command; an empty `rest` is `none`.
+fn then_run(
+    w: &mut Walker,
+    rest: &[Arg],
+    stdin: &Stdin,
+    none: impl FnOnce() -> Inspection,
+) -> Inspection {
+    if rest.is_empty() {
+        none()
+    } else {
+        classify(w, rest, stdin)
+    }
+}
+
+/// Programs that run another program given in their arguments.
+fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<Inspection> {
+    let found = match name {
+        "env" => {
+            let mut rest = args;
+            let mut effects = Vec::new();
+            loop {
+                rest = after_options(
+                    rest,
+                    &["-u", "--unset", "-C", "--chdir", "-S", "--split-string"],
+                );
+                match rest.first() {
+                    Some(a) if env_assignment(&a.text).is_some() => {
+                        effects.extend(assignment(w, a));
+                        rest = &rest[1..];
+                    }
+                    _ => break,
+                }
+            }
+            if let Some(effect) = super::join_all(effects) {
+                let inner = then_run(w, rest, stdin, || read("`env` sets variables"));
+                return Some(effect.join(inner));
+            }
+            if let Some(split) = split_string(args) {
+                return Some(split.map_or_else(
+                    || unknown("`env -S` splits a string that is only known at run time"),
+                    |argv| classify(w, &argv, stdin),
+                ));
+            }
+            then_run(w, rest, stdin, || {
+                sensitive(
+                    read("`env` prints the environment"),
+                    "the environment holds tokens",
+                )
+            })
+        }
+        "command" => {
+            if has_flag(args, Some('v'), &[]) || has_flag(args, Some('V'), &[]) {
+                return Some(read("`command -v` looks a program up"));
+            }
+            then_run(w, after_options(args, &[]), stdin, || read("no command"))
+        }
+        "builtin" | "exec" | "nohup" | "setsid" | "unbuffer" | "stdbuf" | "nice" | "ionice"
+        | "time" | "taskset" | "chrt" | "numactl" | "xvfb-run" | "caffeinate" | "strace"
+        | "ltrace" | "catchsegv" => {
+            let with_value: &[&str] = match name {
+                "exec" => &["-a"],
+                "stdbuf" => &["-i", "-o", "-e"],
+                "nice" => &["-n", "--adjustment"],
+                "ionice" => &["-c", "-n", "--class", "--classdata"],
+                "time" => &["-f", "--format", "-o", "--output"],
+                "chrt" | "taskset" | "numactl" => &["-p", "-c", "--cpu-list", "-N", "-m", "-C"],
+                "caffeinate" => &["-t", "-w"],
+                "strace" | "ltrace" => &["-o", "-e", "-p", "-s", "-u", "-E", "-P", "-a", "-I"],
+                _ => &[],
+            };
+            let mut rest = after_options(args, with_value);
+            if matches!(name, "taskset" | "chrt") && !rest.is_empty() {
+                rest = &rest[1..]; // the mask or the priority
+            }
+            if name == "ionice" && has_flag(args, Some('p'), &["pid"]) {
+                return Some(privileged(
+                    "`ionice -p` changes a running process's priority",
+                ));
+            }
+            then_run(w, rest, stdin, || {
+                read(format!("`{name}` without a command"))
+            })
+        }
+        "timeout" | "gtimeout" => {
+            let rest = after_options(args, &["-s", "--signal", "-k", "--kill-after"]);
+            then_run(w, rest.get(1..).unwrap_or(&[]), stdin, || {
+                read("`timeout` without a command")
+            })
+        }
+        "watch" => {
+            let rest = after_options(args, &["-n", "--interval", "-d", "-g", "-q"]);
+            if has_flag(args, Some('x'), &["exec"]) {
+                then_run(w, rest, stdin, || read("`watch` without a command"))
+            } else {
+                // watch joins its arguments and runs them with `sh -c`.
+                joined_code(w, rest, "watch")
+            }
+        }
+        "flock" => {
+            if let Some(code) = option_code(args, "-c", "--command") {
+                return Some(code.map_or_else(
+                    || unknown("`flock -c` runs code known only at run time"),
+                    |c| w.nested(&c),
+                ));
+            }
+            let rest = after_options(args, &["-w", "--timeout", "-E", "--conflict-exit-code"]);
+            then_run(w, rest.get(1..).unwrap_or(&[]), stdin, || {
+                read("`flock` on a descriptor")
+            })
+        }
+        "sudo" | "doas" | "pkexec" | "runuser" => {
+            let rest = after_options(
+                args,
+                &[
+                    "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group",
+                ],
+            );
+            let inner = then_run(w, rest, stdin, || {
+                unknown(format!("`{name}` opens a privileged shell"))
+            });
+            inner.join(privileged(format!(
+                "`{name}` runs with elevated privileges"
+            )))
+        }
+        "su" => {
+            let inner = match option_code(args, "-c", "--command") {
+                Some(Some(code)) => w.nested(&code),
+                _ => unknown("`su` opens a shell as another user"),
+            };
+            inner.join(privileged("`su` runs as another user"))
+        }
+        "chroot" => {
+            let rest = after_options(args, &["--userspec", "--groups"]);
+            let inner = then_run(w, rest.get(1..).unwrap_or(&[]), stdin, || {
+                unknown("`chroot` starts a shell in another root")
+            });
+            inner.join(privileged("`chroot` needs root privileges"))
+        }
+        "xargs" => {
+            let rest = after_options(
+                args,
+                &[
+                    "-I",
+                    "-i",
+                    "-d",
+                    "-E",
+                    "-e",
+                    "-L",
+                    "-l",
+                    "-n",
+                    "-P",
+                    "-s",
+                    "-a",
+                    "--arg-file",
+                    "--delimiter",
+                    "--max-args",
+                    "--max-procs",
+                    "--max-lines",
+                    "--replace",
+                    "--eof",
+                    "--max-chars",
+                    "--process-slot-var",
+                ],
+            );
+            // Arguments read from stdin are data appended to the command.
+            then_run(w, rest, &Stdin::Inherited, || {
+                read("`xargs` echoes its input")
+            })
+        }
+        "script" => match option_code(args, "-c", "--command") {
+            Some(Some(code)) => w.nested(&code),
+            Some(None) => unknown("`script -c` runs code known only at run time"),
+            None => unknown("`script` records an interactive shell"),
+        },
+        "busybox" => then_run(w, args, stdin, || read("`busybox` lists its applets")),
+        _ => return None,
+    };
+    Some(found)
+}
+
+/// `env -S "a b"` / `--split-string=…`: the string splits into words.
+fn split_string(args: &[Arg]) -> Option<Option<Vec<Arg>>> {
+    let value = super::argv::option_value(args, Some("-S"), Some("--split-string"))?;
+    let resolved = args.iter().all(|a| a.resolved);
+    Some(resolved.then(|| value.split_whitespace().map(Arg::literal).collect()))
+}
+
+/// The value of a `-c CODE` style option: `None` when absent,
+/// `Some(None)` when it is only known at run time.
+fn option_code(args: &[Arg], short: &str, long: &str) -> Option<Option<String>> {
+    let pos = args
+        .iter()
+        .position(|a| a.text == short || a.text == long)?;
+    let code = args.get(pos + 1)?;
+    Some(code.value().map(str::to_owned))
+}
+
+/// Code formed by joining arguments with spaces (`eval`, `watch`).
+fn joined_code(w: &mut Walker, args: &[Arg], who: &str) -> Inspection {
+    if args.iter().any(|a| !a.resolved) {
+        return unknown(format!("`{who}` runs code that is only known at run time"));
+    }
+    let code = args
+        .iter()
+        .map(|a| a.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    w.nested(&code)
+}
+
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "rbash", "posh",
+];
+
+/// Shells and interpreters: inline code is inspected for shells and
+/// escalates for other languages; scripts are unknown code.
+fn code_runner(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<Inspection> {
+    let found = match name {
+        "eval" => joined_code(w, args, "eval"),
+        "export" | "declare" | "typeset" | "local" | "readonly" => {
+            let effects: Vec<Inspection> = args.iter().filter_map(|a| assignment(w, a)).collect();
+            super::join_all(effects)
+                .unwrap_or_else(|| read(format!("`{name}` sets shell variables")))
+        }
+        "source" | "." => match args.first().and_then(Arg::value) {
+            Some(path) if sourced_setup(path) => {
+                read(format!("`{name} {path}` sets up the shell environment"))
+            }
+            _ => unknown(format!("`{name}` runs the code of a file")),
+        },
+        "trap" => match args.first() {
+            Some(a) if a.text == "-p" || a.text == "-l" || args.len() == 1 => {
+                read("`trap` lists or resets")
+            }
+            Some(a) => match a.value() {
+                Some(code) => w.nested(code),
+                None => unknown("`trap` installs code known only at run time"),
+            },
+            None => read("`trap` lists handlers"),
+        },
+        "alias" => {
+            // Aliases may expand later; their bodies count as run.
+            let mut found = read("`alias` defines or lists aliases");
+            for a in args {
+                if let Some((_, body)) = a.text.split_once('=') {
+                    found = found.join(if a.resolved {
+                        w.nested(body)
+                    } else {
+                        unknown("an alias body known only at run time")
+                    });
+                }
+            }
+            found
+        }
+        _ if SHELLS.contains(&name) => shell(w, name, args, stdin),
+        "fish" | "csh" | "tcsh" | "nu" | "elvish" | "xonsh" => unknown(format!(
+            "`{name}` runs code in a syntax this inspector does not read"
+        )),
+        _ => return None,
+    };
+    Some(found)
+}
+
+/// `bash -c CODE`, `bash script`, `bash` reading stdin.
+fn shell(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspection {
+    let mut inline = false;
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        if !a.resolved {
+            break;
+        }
+        if t == "--" || t == "-" {
+            i += 1;
+            break;
+        }
+        if t == "--version" || t == "--help" {
+            return read(format!("`{name} {t}`"));
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            i += if matches!(long, "rcfile" | "init-file") {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        if let Some(cluster) = t.strip_prefix('-').or_else(|| t.strip_prefix('+')) {
+            inline |= t.starts_with('-') && cluster.contains('c');
+            i += if cluster.contains('o') || cluster.contains('O') {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        break;
+    }
+    let operands = args.get(i..).unwrap_or(&[]);
+    if inline {
+        return match operands.first() {
+            Some(code) => match code.value() {
+                Some(code) => w.nested(code),
+                None => unknown(format!("`{name} -c` runs code known only at run time")),
+            },
+            None => unknown(format!("`{name} -c` without code")),
+        };
+    }
+    if let Some(script) = operands.first() {
+        return unknown(format!(
+            "`{name}` runs the script or options `{}`",
+            script.text
+        ));
+    }
+    match stdin {
+        Stdin::Text(Some(code)) => w.nested(code),
+        Stdin::Text(None) => unknown(format!(
+            "`{name}` runs a here-document known only at run time"
+        )),
+        Stdin::Pipe => unknown(format!(
+            "`{name}` runs code read from a pipe (e.g. `curl … | {name}`)"
+        )),
+        Stdin::File => unknown(format!("`{name}` runs code read from a file")),
+        Stdin::Inherited => unknown(format!("`{name}` starts an interactive shell")),
+    }
+}
+
+/// Files that only set up the environment: a virtualenv's activate script
+/// and the user's own shell startup files.
+fn sourced_setup(path: &str) -> bool {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    path.ends_with("/bin/activate")
+        || path == "bin/activate"
+        || matches!(
+            base,
+            ".bashrc" | ".zshrc" | ".profile" | ".bash_profile" | ".zprofile"
+        )
+        || path.ends_with(".cargo/env")
+}
+
+/// `NAME=value` with a literal variable name.
+pub fn env_assignment(text: &str) -> Option<(&str, &str)> {
+    let (name, value) = text.split_once('=')?;
+    let name = name.strip_suffix('+').unwrap_or(name);
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    ((first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    .then_some((name, value))
+}
+
+/// Variables whose value a program runs as a command.
+#[rustfmt::skip]
+const RUNS_VALUE: &[&str] = &[
+    "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR",
+    "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS",
+    "SUDO_ASKPASS", "GIT_PROXY_COMMAND", "PROMPT_COMMAND", "BROWSER", "LESSOPEN", "LESSCLOSE",
+    "FCEDIT", "RSYNC_RSH",
+];
+
+/// Variables that make programs load code at start-up.
+#[rustfmt::skip]
+const LOADS_CODE: &[&str] = &[
+    "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
+    "BASH_ENV", "ENV", "PERL5OPT", "RUBYOPT", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM", "GIT_EXEC_PATH", "SHELLOPTS", "BASHOPTS",
+];
+
+/// The effect of setting a variable. Assignments never lower anything
+/// (§4.1); a few variables name code that programs will run, so setting
+/// them runs that code (`GIT_SSH_COMMAND='rm x' git fetch`). `None`: the
+/// assignment only sets a variable.
+pub fn assignment(w: &mut Walker, arg: &Arg) -> Option<Inspection> {
+    let (name, value) = env_assignment(&arg.text)?;
+    if RUNS_VALUE.contains(&name) {
+        return Some(if arg.resolved {
+            let mut found = w.nested(value);
+            found.reasons.push(format!("(run through `{name}`)"));
+            found
+        } else {
+            unknown(format!("`{name}` names a command known only at run time"))
+        });
+    }
+    let loads = LOADS_CODE.contains(&name)
+        || (name == "NODE_OPTIONS"
+            && [
+                "-r",
+                "--require",
+                "--import",
+                "--loader",
+                "--experimental-loader",
+            ]
+            .iter()
+            .any(|o| value.contains(o)))
+        || (name == "PS4" && super::word::may_execute(value));
+    loads.then(|| unknown(format!("`{name}` makes programs load or run other code")))
+}

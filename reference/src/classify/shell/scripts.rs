@@ -1,0 +1,261 @@
+//! Programs whose arguments are little programs: `find` expressions (which
+//! may run commands or delete), `sed` scripts (`e`, `w`) and `awk` programs
+//! (`system`, pipes, `print >`).
+
+use super::argv::{after_options, any_unresolved};
+use super::programs;
+use super::walk::{Stdin, Walker};
+use super::word::Arg;
+use super::{destroy, read, unknown, write};
+use crate::classify::Inspection;
+use rbv_protocol::Reversibility::Irreversible;
+
+/// Primaries of `find` that take one value.
+#[rustfmt::skip]
+const FIND_VALUE: &[&str] = &[
+    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+    "-type", "-xtype", "-maxdepth", "-mindepth", "-newer", "-anewer", "-cnewer", "-mtime",
+    "-atime", "-ctime", "-mmin", "-amin", "-cmin", "-size", "-user", "-group", "-uid", "-gid",
+    "-perm", "-printf", "-samefile", "-links", "-inum", "-used", "-fstype", "-lname", "-ilname",
+    "-context", "-regextype", "-D", "-files0-from",
+];
+
+pub fn find(w: &mut Walker, args: &[Arg]) -> Inspection {
+    let mut found = vec![read("`find` lists files")];
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if !a.resolved {
+            // Any word of find may turn out to be `-delete` or `-exec`.
+            found.push(unknown(format!(
+                "`find` gets `{}`, known only at run time",
+                a.text
+            )));
+            i += 1;
+            continue;
+        }
+        match a.text.as_str() {
+            "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                let start = i + 1;
+                let end = args[start..]
+                    .iter()
+                    .position(|t| t.resolved && (t.text == ";" || t.text == "+"))
+                    .map_or(args.len(), |p| start + p);
+                let mut inner = programs::classify(w, &args[start..end], &Stdin::Inherited);
+                inner.reasons.push(format!("(run by `find {}`)", a.text));
+                found.push(inner);
+                i = end + 1;
+            }
+            "-delete" => {
+                found.push(destroy(
+                    Irreversible,
+                    "`find -delete` deletes what it matches",
+                ));
+                i += 1;
+            }
+            "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
+                found.push(destroy(
+                    Irreversible,
+                    format!("`find {}` truncates its output file", a.text),
+                ));
+                i += if a.text == "-fprintf" { 3 } else { 2 };
+            }
+            t if FIND_VALUE.contains(&t) || t.starts_with("-newer") => i += 2,
+            _ => i += 1,
+        }
+    }
+    super::join_all(found).unwrap_or_else(|| read("`find`"))
+}
+
+pub fn sed(args: &[Arg]) -> Inspection {
+    if any_unresolved(args)
+        && args
+            .iter()
+            .filter(|a| !a.resolved)
+            .any(|a| !a.text.starts_with('-'))
+    {
+        // An unresolved word may be the script or an option such as `-f`.
+        if args.iter().all(|a| a.text != "-e") {
+            return unknown("the `sed` script or options are only known at run time");
+        }
+    }
+    let in_place = args.iter().any(|a| {
+        let t = a.text.as_str();
+        t.starts_with("--in-place")
+            || (t.starts_with('-')
+                && !t.starts_with("--")
+                && t[1..].split('.').next().is_some_and(|c| c.contains('i')))
+    });
+    let mut scripts = Vec::new();
+    let mut explicit = false;
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        if t == "-e" || t == "--expression" {
+            explicit = true;
+            if let Some(s) = args.get(i + 1) {
+                scripts.push(s);
+            }
+            i += 2;
+        } else if t == "-f" || t == "--file" || t.starts_with("--file=") {
+            return unknown("`sed -f` runs a script file");
+        } else if let Some(_s) = t.strip_prefix("--expression=") {
+            explicit = true;
+            scripts.push(a);
+            i += 1;
+        } else {
+            i += 1;
+        }
+    }
+    if !explicit {
+        if let Some(first) = after_options(args, &["-l", "--line-length"]).first() {
+            scripts.push(first);
+        }
+    }
+    for s in scripts {
+        let text = s.text.strip_prefix("--expression=").unwrap_or(&s.text);
+        if !s.resolved {
+            return unknown("the `sed` script is only known at run time");
+        }
+        if sed_runs_or_writes(text) {
+            return unknown("the `sed` script runs commands (`e`) or writes files (`w`)");
+        }
+    }
+    if in_place {
+        write("`sed -i` edits files in place (taken as tracked workspace files)")
+    } else {
+        read("`sed` prints its result")
+    }
+}
+
+/// Whether a sed script has an `e` command or flag, or writes files
+/// (`w`, `W`, the `w` flag). Unknown commands count as running code.
+pub fn sed_runs_or_writes(script: &str) -> bool {
+    let chars: Vec<char> = script.chars().collect();
+    let mut i = 0;
+    let to_eol = |i: &mut usize| {
+        while *i < chars.len() && chars[*i] != '\n' {
+            *i += 1;
+        }
+    };
+    let delimited = |i: &mut usize, delim: char| {
+        while *i < chars.len() && chars[*i] != delim {
+            if chars[*i] == '\\' {
+                *i += 1;
+            }
+            *i += 1;
+        }
+        *i += 1;
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            ' ' | '\t' | '\n' | ';' | '{' | '}' | '!' | ',' | '~' | '+' | '$' | '0'..='9' => i += 1,
+            '/' => {
+                i += 1;
+                delimited(&mut i, '/');
+                if matches!(chars.get(i), Some('I' | 'M')) {
+                    i += 1;
+                }
+            }
+            '\\' => {
+                let Some(&d) = chars.get(i + 1) else {
+                    return true;
+                };
+                i += 2;
+                delimited(&mut i, d);
+            }
+            's' | 'y' => {
+                let Some(&d) = chars.get(i + 1) else {
+                    return true;
+                };
+                i += 2;
+                delimited(&mut i, d);
+                delimited(&mut i, d);
+                if c == 's' {
+                    while i < chars.len() && !matches!(chars[i], ';' | '\n' | '}') {
+                        if matches!(chars[i], 'e' | 'w' | 'W') {
+                            return true;
+                        }
+                        i += 1;
+                    }
+                }
+            }
+            'e' | 'w' | 'W' => return true,
+            'a' | 'i' | 'c' | 'r' | 'R' | '#' => to_eol(&mut i),
+            'b' | 't' | 'T' | ':' | 'q' | 'Q' | 'l' | 'L' => {
+                i += 1;
+                while i < chars.len() && !matches!(chars[i], ';' | '\n' | '}') {
+                    i += 1;
+                }
+            }
+            'd' | 'D' | 'g' | 'G' | 'h' | 'H' | 'n' | 'N' | 'p' | 'P' | 'x' | 'z' | '=' | 'F' => {
+                i += 1
+            }
+            _ => return true,
+        }
+    }
+    false
+}
+
+pub fn awk(args: &[Arg]) -> Inspection {
+    if args
+        .iter()
+        .any(|a| a.text == "-f" || a.text.starts_with("--file"))
+    {
+        return unknown("`awk -f` runs a program file");
+    }
+    let in_place = args
+        .windows(2)
+        .any(|p| p[0].text == "-i" && p[1].text == "inplace");
+    let Some(program) = after_options(
+        args,
+        &[
+            "-F",
+            "-v",
+            "-i",
+            "--field-separator",
+            "--assign",
+            "--include",
+        ],
+    )
+    .first() else {
+        return unknown("`awk` without a program");
+    };
+    let Some(text) = program.value() else {
+        return unknown("the `awk` program is only known at run time");
+    };
+    if text.contains("system") || text.contains('|') {
+        return unknown("the `awk` program runs commands (`system`, pipes)");
+    }
+    if awk_print_redirects(text) {
+        return destroy(
+            Irreversible,
+            "the `awk` program writes files with `print >`",
+        );
+    }
+    if in_place {
+        write("`awk -i inplace` edits files")
+    } else {
+        read("`awk` prints its result")
+    }
+}
+
+/// `print … > "file"` inside an awk action (a `>` after `print` and before
+/// the statement ends, outside strings).
+fn awk_print_redirects(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(pos) = rest.find("print") {
+        let after = &rest[pos + 5..];
+        let end = after.find([';', '}', '\n']).unwrap_or(after.len());
+        let mut in_string = false;
+        for c in after[..end].chars() {
+            match c {
+                '"' => in_string = !in_string,
+                '>' if !in_string => return true,
+                _ => {}
+            }
+        }
+        rest = after;
+    }
+    false
+}

@@ -1,0 +1,455 @@
+//! Interpreters, development tools, package managers and deployment tools.
+//! The subcommand decides: building and testing the project is a local
+//! write; adding third-party code is untrusted; publishing, deploying and
+//! changing cloud resources escalate; unknown subcommands fail safe.
+
+use super::argv::{has_flag, operands};
+use super::walk::{Stdin, Walker};
+use super::word::Arg;
+use super::{deploy, external, fetched, net, programs, read, sensitive, unknown, write};
+use crate::classify::Inspection;
+
+#[rustfmt::skip]
+const INTERPRETERS: &[&str] = &[
+    "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "ruby", "perl", "php",
+    "lua", "luajit", "Rscript", "julia", "tclsh", "osascript", "pwsh", "powershell", "groovy",
+    "irb", "java", "ts-node", "tsx", "jshell", "scala", "kotlin", "elixir", "erl", "ghci",
+    "runghc", "swift-run",
+];
+
+/// Project scripts and make targets taken as the development loop.
+#[rustfmt::skip]
+const DEV_TARGETS: &[&str] = &[
+    "", "all", "build", "test", "tests", "check", "lint", "fmt", "format", "typecheck",
+    "type-check", "tsc", "dev", "start", "serve", "preview", "compile", "watch", "e2e",
+    "coverage", "clean", "docs", "doc", "bench", "vet", "tidy", "ci", "help", "debug", "run",
+    "storybook", "verify", "assemble", "package", "install-deps",
+];
+
+/// Tools whose work stays in the workspace (formatters, linters, compilers, test runners).
+#[rustfmt::skip]
+const DEV_TOOLS: &[&str] = &[
+    "tsc", "eslint", "prettier", "biome", "stylelint", "jest", "vitest", "mocha", "ava",
+    "playwright", "cypress", "pytest", "py.test", "tox", "nox", "mypy", "pyright", "ruff",
+    "black", "isort", "flake8", "pylint", "coverage", "rustfmt", "rustc", "clippy-driver",
+    "gofmt", "goimports", "golangci-lint", "staticcheck", "cmake", "ctest", "ninja", "meson",
+    "gcc", "g++", "cc", "c++", "clang", "clang++", "clang-format", "clang-tidy", "ld", "as",
+    "javac", "kotlinc", "scalac", "dotnet", "swiftc", "swift", "xcodebuild", "bazel",
+    "bazelisk", "buck2", "pre-commit", "shellcheck", "shfmt", "hadolint", "yamllint",
+    "markdownlint", "actionlint", "taplo", "protoc", "buf", "sqlfluff", "ktlint", "detekt",
+    "webpack", "vite", "esbuild", "rollup", "parcel", "turbo", "nx", "lerna", "next", "nuxt",
+    "astro", "svelte-kit", "ng", "tailwindcss", "postcss", "sass", "lessc", "babel", "swc",
+    "jupyter-nbconvert", "sphinx-build", "mkdocs", "hugo", "jekyll", "zola", "mdbook", "typst",
+    "pandoc", "latexmk", "pdflatex", "xelatex", "doxygen", "godoc", "rustdoc", "cargo-nextest",
+    "nextest", "bun-test", "deno-test", "phpunit", "rspec", "rubocop", "rake-test", "gotestsum",
+    "make-test", "cabal", "stack", "mix", "rebar3", "dune", "opam-build", "zig", "nim",
+    "crystal",
+];
+
+pub fn classify(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<Inspection> {
+    if let Some(found) = net::classify(name, args) {
+        return Some(found);
+    }
+    let found = match name {
+        "cargo" => cargo(w, args),
+        "npm" | "pnpm" | "yarn" | "bun" => node_pm(w, name, args, stdin),
+        "npx" | "bunx" | "uvx" | "pipx" => runner(w, name, args, stdin),
+        "pip" | "pip3" | "uv" | "poetry" | "pdm" | "conda" | "mamba" => {
+            python_pm(w, name, args, stdin)
+        }
+        "go" => go(args),
+        "make" | "gmake" | "just" | "task" | "rake" | "invoke" => make(name, args),
+        "gradle" | "mvn" | "sbt" | "ant" => jvm_build(name, args),
+        "deno" => deno(args),
+        "docker" | "podman" | "nerdctl" => deploy::docker(name, args),
+        "kubectl" | "oc" | "k9s" => deploy::kubectl(name, args),
+        "helm" => deploy::helm(args),
+        "terraform" | "tofu" | "terragrunt" | "pulumi" | "cdk" | "serverless" | "sls" => {
+            deploy::iac(name, args)
+        }
+        "aws" => deploy::aws(args),
+        "gcloud" | "az" | "doctl" | "flyctl" | "fly" | "heroku" | "vercel" | "netlify"
+        | "firebase" => deploy::cloud(name, args),
+        "twine" | "gem" if matches!(first(args), "push" | "upload" | "yank" | "owner") => {
+            external(format!("`{name}` publishes a package"))
+        }
+        "gem" | "bundle" | "brew" | "apt" | "apt-get" | "dnf" | "yum" | "pacman" | "apk"
+        | "port" | "snap" | "flatpak" | "nix-env" | "rustup" | "opam" | "cpan" | "cpanm" => {
+            system_pm(name, args)
+        }
+        _ if DEV_TOOLS.contains(&name) => write(format!("`{name}` builds or checks the workspace")),
+        _ if INTERPRETERS.contains(&name) || name.starts_with("python3.") => {
+            interpreter(w, name, args, stdin)
+        }
+        _ => return None,
+    };
+    Some(found)
+}
+
+fn first(args: &[Arg]) -> &str {
+    operands(args).first().map_or("", |a| a.text.as_str())
+}
+
+pub(super) fn is_version(args: &[Arg]) -> bool {
+    !args.is_empty()
+        && args.iter().all(|a| {
+            matches!(
+                a.text.as_str(),
+                "-V" | "--version" | "-v" | "version" | "-h" | "--help" | "help" | "-version"
+            )
+        })
+}
+
+fn interpreter(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspection {
+    if is_version(args) {
+        return read(format!("`{name}` prints its version"));
+    }
+    if name.starts_with("python") || name.starts_with("pypy") {
+        if let Some(pos) = args.iter().position(|a| a.text == "-m") {
+            if let Some(module) = args.get(pos + 1) {
+                return python_module(w, &module.text, &args[pos + 2..], stdin);
+            }
+        }
+    }
+    let how = if args.iter().any(|a| {
+        matches!(
+            a.text.as_str(),
+            "-c" | "-e" | "-E" | "--eval" | "-p" | "--print" | "-r"
+        )
+    }) {
+        "inline code"
+    } else if operands(args).is_empty() || args.iter().any(|a| a.text == "-") {
+        match stdin {
+            Stdin::Text(_) => "code from a here-document",
+            Stdin::Pipe => "code read from a pipe",
+            _ => "code from stdin (an interactive session)",
+        }
+    } else {
+        "a script"
+    };
+    unknown(format!("`{name}` runs {how}, which is not inspected"))
+}
+
+fn python_module(w: &mut Walker, module: &str, rest: &[Arg], stdin: &Stdin) -> Inspection {
+    match module {
+        "pip" => python_pm(w, "pip", rest, stdin),
+        "venv" | "virtualenv" | "compileall" | "py_compile" | "build" => {
+            write(format!("`python -m {module}` writes workspace files"))
+        }
+        "json.tool" | "pydoc" | "site" | "platform" | "sysconfig" | "tabnanny" => {
+            read(format!("`python -m {module}` reads"))
+        }
+        "http.server" => external("`python -m http.server` serves files to the network"),
+        m if DEV_TOOLS.contains(&m) || matches!(m, "unittest" | "doctest" | "pytest") => write(
+            format!("`python -m {module}` builds or checks the workspace"),
+        ),
+        _ => unknown(format!(
+            "`python -m {module}` runs a module that is not inspected"
+        )),
+    }
+}
+
+fn cargo(w: &mut Walker, args: &[Arg]) -> Inspection {
+    let args = skip_toolchain(args);
+    let sub = first(args);
+    match sub {
+        "" if is_version(args) => read("`cargo --version`"),
+        "version" | "tree" | "metadata" | "search" | "locate-project" | "pkgid"
+        | "verify-project" | "help" | "read-manifest" | "info" => {
+            read(format!("`cargo {sub}` reads"))
+        }
+        "build" | "b" | "check" | "c" | "test" | "t" | "run" | "r" | "clippy" | "fmt" | "doc"
+        | "d" | "bench" | "new" | "init" | "clean" | "add" | "remove" | "rm" | "fix"
+        | "generate-lockfile" | "vendor" | "package" | "nextest" | "llvm-cov" | "miri"
+        | "expand" | "udeps" | "machete" | "deny" | "audit" | "outdated" | "semver-checks"
+        | "hack" | "insta" | "fuzz" | "criterion" | "uninstall" => {
+            write(format!("`cargo {sub}` builds or edits the workspace"))
+        }
+        "install" | "update" | "fetch" | "binstall" => {
+            fetched(true, format!("`cargo {sub}` brings in third-party crates"))
+        }
+        "publish" | "yank" | "owner" => {
+            external(format!("`cargo {sub}` changes a public registry"))
+        }
+        "login" | "logout" => sensitive(
+            write(format!("`cargo {sub}` stores a token")),
+            "a registry token",
+        ),
+        "watch" => match args
+            .iter()
+            .position(|a| a.text == "-s" || a.text == "--shell")
+        {
+            Some(p) => args.get(p + 1).and_then(Arg::value).map_or_else(
+                || unknown("`cargo watch -s` runs unknown code"),
+                |c| w.nested(c),
+            ),
+            None => write("`cargo watch` reruns cargo commands"),
+        },
+        _ => unknown(format!(
+            "`cargo {sub}` is a plugin or subcommand that is not inspected"
+        )),
+    }
+}
+
+/// `cargo +nightly …`
+fn skip_toolchain(args: &[Arg]) -> &[Arg] {
+    match args.first() {
+        Some(a) if a.text.starts_with('+') => &args[1..],
+        _ => args,
+    }
+}
+
+fn script_ok(script: &str) -> bool {
+    let base = script.split(':').next().unwrap_or(script);
+    DEV_TARGETS.contains(&base)
+}
+
+fn node_pm(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspection {
+    let ops = operands(args);
+    let sub = ops.first().map_or("", |a| a.text.as_str());
+    let packages = ops.len() > 1;
+    match sub {
+        "" if is_version(args) => read(format!("`{name} --version`")),
+        "" | "install" | "i" | "ci" | "add" if !packages && sub != "add" => write(format!(
+            "`{name}` installs the project's declared dependencies"
+        )),
+        "install" | "i" | "add" | "update" | "up" | "upgrade" => fetched(
+            true,
+            format!("`{name} {sub}` brings in third-party packages"),
+        ),
+        "ls" | "list" | "ll" | "la" | "outdated" | "view" | "info" | "show" | "search" | "help"
+        | "root" | "prefix" | "bin" | "explain" | "why" | "doctor" | "fund" | "config" | "get"
+        | "whoami" | "licenses" => read(format!("`{name} {sub}` reads")),
+        "audit" if !has_flag(args, None, &["fix"]) && !ops.iter().any(|a| a.text == "fix") => {
+            read(format!("`{name} audit` reads"))
+        }
+        "test" | "t" | "tst" | "start" | "build" | "audit" | "uninstall" | "remove" | "rm"
+        | "un" | "unlink" | "link" | "rebuild" | "dedupe" | "prune" | "pack" | "version"
+        | "init"
+            if sub != "init" || !packages =>
+        {
+            write(format!("`{name} {sub}` works on the workspace"))
+        }
+        "publish" | "unpublish" | "deprecate" | "dist-tag" | "owner" | "access" | "team"
+        | "org" | "npm" => external(format!("`{name} {sub}` changes a public registry")),
+        "login" | "adduser" | "logout" | "token" => sensitive(
+            write(format!("`{name} {sub}` manages a registry token")),
+            "a registry token",
+        ),
+        "create" | "init" => unknown(format!(
+            "`{name} {sub}` runs an initializer package from the registry"
+        )),
+        "exec" | "x" | "dlx" => runner(w, name, &args_after(args, sub), stdin),
+        "run" | "run-script" => {
+            let script = ops.get(1).map_or("", |a| a.text.as_str());
+            project_script(name, script)
+        }
+        // `yarn build`, `bun test`, `pnpm lint`: a project script by name.
+        _ if name != "npm" => project_script(name, sub),
+        _ => unknown(format!("`{name} {sub}` is not inspected")),
+    }
+}
+
+fn args_after(args: &[Arg], sub: &str) -> Vec<Arg> {
+    let pos = args.iter().position(|a| a.text == sub).map_or(0, |p| p + 1);
+    args[pos..].to_vec()
+}
+
+fn project_script(name: &str, script: &str) -> Inspection {
+    if script_ok(script) {
+        write(format!("`{name}` runs the project script `{script}`"))
+    } else {
+        unknown(format!(
+            "`{name}` runs the project script `{script}`, which is not inspected"
+        ))
+    }
+}
+
+/// `npx pkg …`, `uvx tool …`: runs a package fetched by name.
+fn runner(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspection {
+    let ops = super::argv::after_options(
+        args,
+        &["-p", "--package", "--from", "--python", "-c", "--call"],
+    );
+    let Some(tool) = ops.first() else {
+        return unknown(format!("`{name}` without a package"));
+    };
+    let base = tool.text.trim_start_matches('@');
+    let base = base.split('@').next().unwrap_or(base);
+    let base = base.rsplit('/').next().unwrap_or(base);
+    if name == "pipx" && base != "run" {
+        return python_pm(w, "pipx", args, stdin);
+    }
+    if DEV_TOOLS.contains(&base) || base == "typescript" {
+        return write(format!("`{name} {base}` runs a development tool"));
+    }
+    if base == "rimraf" {
+        return super::destroy(
+            rbv_protocol::Reversibility::Irreversible,
+            "`rimraf` deletes files",
+        );
+    }
+    unknown(format!(
+        "`{name}` runs the package `{}` from the registry",
+        tool.text
+    ))
+}
+
+fn python_pm(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspection {
+    let ops = operands(args);
+    let sub = ops.first().map_or("", |a| a.text.as_str());
+    match sub {
+        "" if is_version(args) => read(format!("`{name} --version`")),
+        "pip" if name == "uv" => python_pm(w, "pip", &args_after(args, "pip"), stdin),
+        "run" if matches!(name, "uv" | "poetry" | "pdm" | "conda" | "mamba") => {
+            let rest = args_after(args, "run");
+            let rest = super::argv::after_options(
+                &rest,
+                &[
+                    "--with",
+                    "--python",
+                    "-p",
+                    "-n",
+                    "--name",
+                    "--env",
+                    "--directory",
+                    "--project",
+                    "--group",
+                    "--extra",
+                ],
+            );
+            if rest.is_empty() {
+                unknown(format!("`{name} run` without a command"))
+            } else {
+                programs::classify(w, rest, stdin)
+            }
+        }
+        "list" | "show" | "freeze" | "check" | "search" | "help" | "config" | "inspect"
+        | "index" | "env" | "info" | "tree" | "debug" | "cache" => {
+            read(format!("`{name} {sub}` reads"))
+        }
+        "install" | "add" | "download" | "wheel" | "upgrade" | "inject" | "self" | "tool"
+        | "update" | "create" => fetched(
+            true,
+            format!("`{name} {sub}` brings in third-party packages"),
+        ),
+        "sync" | "lock" | "venv" | "init" | "build" | "uninstall" | "remove" | "export"
+        | "compile" => write(format!("`{name} {sub}` works on the workspace")),
+        "publish" | "upload" => external(format!("`{name} {sub}` publishes a package")),
+        _ => unknown(format!("`{name} {sub}` is not inspected")),
+    }
+}
+
+fn go(args: &[Arg]) -> Inspection {
+    let sub = first(args);
+    match sub {
+        "version" | "env" | "list" | "doc" | "help" => read(format!("`go {sub}` reads")),
+        "build" | "test" | "vet" | "fmt" | "run" | "generate" | "mod" | "work" | "clean"
+        | "tool" | "fix" => write(format!("`go {sub}` builds or edits the workspace")),
+        "install" | "get" => fetched(true, format!("`go {sub}` brings in third-party modules")),
+        _ => unknown(format!("`go {sub}` is not inspected")),
+    }
+}
+
+fn make(name: &str, args: &[Arg]) -> Inspection {
+    let mut targets = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        if matches!(
+            t,
+            "-C" | "-f"
+                | "-I"
+                | "-o"
+                | "-W"
+                | "--directory"
+                | "--file"
+                | "--makefile"
+                | "-d"
+                | "--dotenv"
+        ) {
+            i += 2;
+            continue;
+        }
+        if !t.starts_with('-') && !t.contains('=') && !t.chars().all(|c| c.is_ascii_digit()) {
+            targets.push(a);
+        }
+        i += 1;
+    }
+    match targets.iter().find(|t| !t.resolved || !script_ok(&t.text)) {
+        None => write(format!("`{name}` runs development targets")),
+        Some(t) => unknown(format!(
+            "`{name} {}` runs a recipe that is not inspected",
+            t.text
+        )),
+    }
+}
+
+fn jvm_build(name: &str, args: &[Arg]) -> Inspection {
+    let tasks: Vec<&Arg> = operands(args);
+    let risky = tasks.iter().find(|t| {
+        let base = t.text.rsplit(':').next().unwrap_or(&t.text);
+        !(DEV_TARGETS.contains(&base)
+            || matches!(
+                base,
+                "install"
+                    | "bootRun"
+                    | "dependencies"
+                    | "tasks"
+                    | "compile"
+                    | "testClasses"
+                    | "jar"
+                    | "spotlessApply"
+                    | "spotlessCheck"
+                    | "ktlintCheck"
+            ))
+    });
+    match risky {
+        None => write(format!("`{name}` builds and tests")),
+        Some(t)
+            if matches!(
+                t.text.as_str(),
+                "deploy" | "publish" | "release" | "publishToMavenCentral"
+            ) =>
+        {
+            external(format!("`{name} {}` publishes", t.text))
+        }
+        Some(t) => unknown(format!("`{name} {}` is not inspected", t.text)),
+    }
+}
+
+fn deno(args: &[Arg]) -> Inspection {
+    match first(args) {
+        "" if is_version(args) => read("`deno --version`"),
+        "test" | "fmt" | "lint" | "check" | "doc" | "bench" | "compile" | "info" => {
+            write("`deno` builds or checks the workspace")
+        }
+        "install" | "add" | "cache" => fetched(true, "`deno` brings in third-party modules"),
+        "publish" => external("`deno publish` publishes a package"),
+        _ => unknown("`deno` runs code that is not inspected"),
+    }
+}
+
+fn system_pm(name: &str, args: &[Arg]) -> Inspection {
+    let sub = first(args);
+    match sub {
+        "" if is_version(args) => read(format!("`{name} --version`")),
+        "list" | "info" | "search" | "show" | "outdated" | "policy" | "query" | "doctor"
+        | "config" | "env" | "exec"
+            if sub != "exec" || name != "bundle" =>
+        {
+            read(format!("`{name} {sub}` reads"))
+        }
+        "install" | "add" | "update" | "upgrade" | "-S" | "-Syu" | "fetch" | "tap"
+        | "toolchain" | "target" | "component" => fetched(
+            true,
+            format!("`{name} {sub}` brings in third-party packages"),
+        ),
+        "remove" | "uninstall" | "purge" | "autoremove" | "erase" | "-R" | "-Rs" | "del"
+        | "cleanup" => super::destroy(
+            rbv_protocol::Reversibility::Irreversible,
+            format!("`{name} {sub}` removes installed software"),
+        ),
+        _ => unknown(format!("`{name} {sub}` is not inspected")),
+    }
+}

@@ -1,0 +1,428 @@
+//! The walk over a parsed program: every command that runs, with the code
+//! its words, redirections and here-documents run on the way.
+
+use std::collections::HashSet;
+
+use brush_parser::ast::{
+    AndOr, AndOrList, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList,
+    ExtendedTestExpr, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline, Program,
+    SimpleCommand, Word,
+};
+use brush_parser::ParserOptions;
+
+use super::argv::is_sensitive;
+use super::word::{self, Arg, Embedded};
+use super::{destroy, guard, join_all, programs, read, sensitive, unknown, write};
+use crate::classify::Inspection;
+use rbv_protocol::Reversibility;
+
+/// Where a command's standard input comes from; it matters when the
+/// command is an interpreter that reads its program from stdin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stdin {
+    /// The session's own input (a terminal, or nothing).
+    Inherited,
+    /// The output of the previous command of a pipeline.
+    Pipe,
+    /// A here-document or here-string; `None` when expansion makes its text unknowable.
+    Text(Option<String>),
+    /// A file (`< script`).
+    File,
+}
+
+/// Walks programs; keeps what code-inside-code needs.
+pub struct Walker {
+    pub options: ParserOptions,
+    depth: usize,
+    /// Functions defined so far: calling one runs a body already inspected.
+    functions: HashSet<String>,
+}
+
+impl Walker {
+    pub fn new() -> Self {
+        Walker {
+            options: ParserOptions::default(),
+            depth: 0,
+            functions: HashSet::new(),
+        }
+    }
+
+    /// Inspects shell source text at the current depth.
+    pub fn source(&mut self, text: &str) -> Inspection {
+        if let Err(refusal) = guard::check(text) {
+            return unknown(format!("not inspected: {refusal}"));
+        }
+        let mut parser =
+            brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), &self.options);
+        match parser.parse_program() {
+            Err(e) => unknown(format!("unparseable shell (fails safe): {e}")),
+            Ok(program) => {
+                let mut out = Vec::new();
+                self.program(&program, &mut out);
+                join_all(out).unwrap_or_else(|| read("no command"))
+            }
+        }
+    }
+
+    /// Inspects code that runs inside the command (`bash -c`, `$(…)`,
+    /// `eval`, …), in its own shell: functions defined there stay there.
+    pub fn nested(&mut self, text: &str) -> Inspection {
+        if self.depth >= guard::MAX_DEPTH {
+            return unknown(format!("not inspected: {}", guard::Refusal::Deep));
+        }
+        let saved = self.functions.clone();
+        self.depth += 1;
+        let found = self.source(text);
+        self.depth -= 1;
+        self.functions = saved;
+        found
+    }
+
+    pub fn is_function(&self, name: &str) -> bool {
+        self.functions.contains(name)
+    }
+
+    fn program(&mut self, program: &Program, out: &mut Vec<Inspection>) {
+        for list in &program.complete_commands {
+            self.list(list, out);
+        }
+    }
+
+    fn list(&mut self, list: &CompoundList, out: &mut Vec<Inspection>) {
+        for item in &list.0 {
+            self.and_or(&item.0, out);
+        }
+    }
+
+    fn and_or(&mut self, list: &AndOrList, out: &mut Vec<Inspection>) {
+        self.pipeline(&list.first, out);
+        for next in &list.additional {
+            let (AndOr::And(p) | AndOr::Or(p)) = next;
+            self.pipeline(p, out);
+        }
+    }
+
+    fn pipeline(&mut self, pipeline: &Pipeline, out: &mut Vec<Inspection>) {
+        for (i, command) in pipeline.seq.iter().enumerate() {
+            self.command(command, i > 0, out);
+        }
+    }
+
+    fn command(&mut self, command: &Command, piped: bool, out: &mut Vec<Inspection>) {
+        let mut stdin = if piped { Stdin::Pipe } else { Stdin::Inherited };
+        match command {
+            Command::Simple(simple) => self.simple(simple, stdin, out),
+            Command::Compound(compound, redirects) => {
+                self.compound(compound, out);
+                for r in redirects.iter().flat_map(|r| &r.0) {
+                    self.redirect(r, &mut stdin, out);
+                }
+            }
+            Command::Function(def) => {
+                // A definition runs nothing, but its body may run later:
+                // inspect it now, and let calls to it add nothing more.
+                let name = self.word(&def.fname, out);
+                self.functions.insert(name.text);
+                self.compound(&def.body.0, out);
+                for r in def.body.1.iter().flat_map(|r| &r.0) {
+                    self.redirect(r, &mut stdin, out);
+                }
+            }
+            Command::ExtendedTest(test, redirects) => {
+                self.test(&test.expr, out);
+                for r in redirects.iter().flat_map(|r| &r.0) {
+                    self.redirect(r, &mut stdin, out);
+                }
+            }
+        }
+    }
+
+    fn test(&mut self, expr: &ExtendedTestExpr, out: &mut Vec<Inspection>) {
+        match expr {
+            ExtendedTestExpr::And(a, b) | ExtendedTestExpr::Or(a, b) => {
+                self.test(a, out);
+                self.test(b, out);
+            }
+            ExtendedTestExpr::Not(e) | ExtendedTestExpr::Parenthesized(e) => self.test(e, out),
+            ExtendedTestExpr::UnaryTest(_, w) => {
+                self.word(w, out);
+            }
+            ExtendedTestExpr::BinaryTest(_, a, b) => {
+                self.word(a, out);
+                self.word(b, out);
+            }
+        }
+    }
+
+    fn compound(&mut self, compound: &CompoundCommand, out: &mut Vec<Inspection>) {
+        match compound {
+            CompoundCommand::Arithmetic(a) => self.embedded_text(&a.expr.value, out),
+            CompoundCommand::ArithmeticForClause(f) => {
+                for e in [&f.initializer, &f.condition, &f.updater]
+                    .into_iter()
+                    .flatten()
+                {
+                    self.embedded_text(&e.value, out);
+                }
+                self.list(&f.body.list, out);
+            }
+            CompoundCommand::BraceGroup(b) => self.list(&b.list, out),
+            CompoundCommand::Subshell(s) => self.list(&s.list, out),
+            CompoundCommand::ForClause(f) => {
+                for w in f.values.iter().flatten() {
+                    self.word(w, out);
+                }
+                self.list(&f.body.list, out);
+            }
+            CompoundCommand::CaseClause(c) => {
+                self.word(&c.value, out);
+                for item in &c.cases {
+                    for p in &item.patterns {
+                        self.word(p, out);
+                    }
+                    if let Some(cmd) = &item.cmd {
+                        self.list(cmd, out);
+                    }
+                }
+            }
+            CompoundCommand::IfClause(i) => {
+                self.list(&i.condition, out);
+                self.list(&i.then, out);
+                for e in i.elses.iter().flatten() {
+                    if let Some(c) = &e.condition {
+                        self.list(c, out);
+                    }
+                    self.list(&e.body, out);
+                }
+            }
+            CompoundCommand::WhileClause(w) | CompoundCommand::UntilClause(w) => {
+                self.list(&w.0, out);
+                self.list(&w.1.list, out);
+            }
+            CompoundCommand::Coprocess(c) => self.command(&c.body, false, out),
+        }
+    }
+
+    fn simple(&mut self, simple: &SimpleCommand, mut stdin: Stdin, out: &mut Vec<Inspection>) {
+        let mut argv = Vec::new();
+        let mut redirects = Vec::new();
+        let prefix = simple.prefix.iter().flat_map(|p| &p.0);
+        let suffix = simple.suffix.iter().flat_map(|s| &s.0);
+        let mut in_prefix = true;
+        let name = simple.word_or_name.iter();
+        for item in prefix
+            .map(Some)
+            .chain(name.map(|_| None))
+            .chain(suffix.map(Some))
+        {
+            let Some(item) = item else {
+                if let Some(w) = &simple.word_or_name {
+                    argv.push(self.word(w, out));
+                }
+                in_prefix = false;
+                continue;
+            };
+            match item {
+                // Inline assignments set shell variables; no variable lowers
+                // anything (§4.1), but their values still expand.
+                CommandPrefixOrSuffixItem::AssignmentWord(_, w) if in_prefix => {
+                    let assigned = self.word(w, out);
+                    out.extend(programs::assignment(self, &assigned));
+                }
+                CommandPrefixOrSuffixItem::AssignmentWord(_, w)
+                | CommandPrefixOrSuffixItem::Word(w) => argv.push(self.word(w, out)),
+                CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
+                CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
+                    self.list(&sub.list, out);
+                    argv.push(Arg::literal("/dev/fd/63"));
+                }
+            }
+        }
+        for r in redirects {
+            self.redirect(r, &mut stdin, out);
+        }
+        if let Some(first) = argv.first() {
+            if first.resolved && self.is_function(&first.text) {
+                out.push(read(format!(
+                    "calls the function `{}` (body inspected)",
+                    first.text
+                )));
+            } else {
+                let found = programs::classify(self, &argv, &stdin);
+                out.push(found);
+            }
+        } else if out.is_empty() {
+            out.push(read("sets shell variables only"));
+        }
+    }
+
+    /// Reads a word; the code it runs while expanding is inspected into `out`.
+    pub fn word(&mut self, w: &Word, out: &mut Vec<Inspection>) -> Arg {
+        match word::read(&w.value, &self.options) {
+            Ok((arg, embedded)) => {
+                self.embedded(embedded, out);
+                arg
+            }
+            Err(e) => {
+                out.push(unknown(format!("unparseable word `{}`: {e}", w.value)));
+                Arg {
+                    text: w.value.clone(),
+                    resolved: false,
+                    pattern: false,
+                }
+            }
+        }
+    }
+
+    fn embedded_text(&mut self, text: &str, out: &mut Vec<Inspection>) {
+        let embedded = word::embedded_in(text, &self.options);
+        self.embedded(embedded, out);
+    }
+
+    fn embedded(&mut self, embedded: Vec<Embedded>, out: &mut Vec<Inspection>) {
+        for e in embedded {
+            match e {
+                Embedded::Substitution(body) => {
+                    let mut found = self.nested(&body);
+                    found
+                        .reasons
+                        .push(format!("(in the substitution `$({})`)", excerpt(&body)));
+                    out.push(found);
+                }
+                Embedded::Opaque(text) => {
+                    out.push(unknown(format!(
+                        "executing text that cannot be inspected: `{text}`"
+                    )));
+                }
+            }
+        }
+    }
+
+    fn redirect(&mut self, r: &IoRedirect, stdin: &mut Stdin, out: &mut Vec<Inspection>) {
+        let on_stdin = |fd: &Option<i32>| fd.is_none_or(|f| f == 0);
+        match r {
+            IoRedirect::File(fd, kind, target) => match target {
+                IoFileRedirectTarget::Filename(w) => {
+                    let path = self.word(w, out);
+                    match kind {
+                        IoFileRedirectKind::Read => {
+                            if on_stdin(fd) {
+                                *stdin = Stdin::File;
+                            }
+                            if is_sensitive(&path.text) {
+                                out.push(sensitive(read("reads a file"), secret(&path)));
+                            }
+                        }
+                        IoFileRedirectKind::Append => self.output(&path, true, out),
+                        IoFileRedirectKind::ReadAndWrite => {
+                            if !is_null_device(&path) {
+                                out.push(destroy(
+                                    Reversibility::Irreversible,
+                                    format!("`<>` opens `{}` for overwriting in place", path.text),
+                                ));
+                            }
+                        }
+                        _ => self.output(&path, false, out),
+                    }
+                }
+                IoFileRedirectTarget::Duplicate(w) => {
+                    let target = self.word(w, out);
+                    let fd_like = target.resolved
+                        && target
+                            .text
+                            .trim_end_matches('-')
+                            .chars()
+                            .all(|c| c.is_ascii_digit());
+                    if !fd_like {
+                        // `>&file` is `&>file`.
+                        self.output(&target, false, out);
+                    }
+                }
+                IoFileRedirectTarget::Fd(_) => {}
+                IoFileRedirectTarget::ProcessSubstitution(_, sub) => self.list(&sub.list, out),
+            },
+            IoRedirect::HereDocument(fd, doc) => {
+                let text = if doc.requires_expansion {
+                    match word::read_heredoc(&doc.doc.value, &self.options) {
+                        Ok((arg, embedded)) => {
+                            self.embedded(embedded, out);
+                            arg.value().map(str::to_owned)
+                        }
+                        Err(e) => {
+                            out.push(unknown(format!("unparseable here-document: {e}")));
+                            None
+                        }
+                    }
+                } else {
+                    Some(doc.doc.value.clone())
+                };
+                if on_stdin(fd) {
+                    *stdin = Stdin::Text(text);
+                }
+            }
+            IoRedirect::HereString(fd, w) => {
+                let arg = self.word(w, out);
+                if on_stdin(fd) {
+                    *stdin = Stdin::Text(arg.value().map(|v| format!("{v}\n")));
+                }
+            }
+            IoRedirect::OutputAndError(w, append) => {
+                let path = self.word(w, out);
+                self.output(&path, *append, out);
+            }
+        }
+    }
+
+    fn output(&mut self, path: &Arg, append: bool, out: &mut Vec<Inspection>) {
+        if is_null_device(path) {
+            return;
+        }
+        let mut found = if append {
+            write(format!("appends to `{}`", path.text))
+        } else {
+            destroy(
+                Reversibility::Irreversible,
+                format!(
+                    "truncates `{}`: a `>` redirection replaces the file's content",
+                    path.text
+                ),
+            )
+        };
+        if is_sensitive(&path.text) {
+            found = sensitive(found, secret(path));
+        }
+        out.push(found);
+    }
+}
+
+fn is_null_device(path: &Arg) -> bool {
+    path.resolved
+        && (matches!(
+            path.text.as_str(),
+            "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/stdin" | "/dev/tty"
+        ) || path
+            .text
+            .strip_prefix("/dev/fd/")
+            .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit())))
+}
+
+pub fn secret(path: &Arg) -> String {
+    format!("`{}` holds secrets", path.text)
+}
+
+/// The first line of a body, shortened, for reasons.
+fn excerpt(body: &str) -> String {
+    let body = body.trim();
+    let short: String = body
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .take(60)
+        .collect();
+    if short.len() < body.len() {
+        format!("{short} …")
+    } else {
+        short
+    }
+}

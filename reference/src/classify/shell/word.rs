@@ -1,0 +1,319 @@
+//! One shell word after quote removal: its literal value when the shell's
+//! expansions cannot change it, and the code it runs while being expanded.
+//!
+//! Quoting decides what is data: the text of `'…'`, `"…"`, `$'…'` and `\x`
+//! is literal, but `$(…)` and backticks execute, also inside double quotes,
+//! and a parameter or arithmetic expansion makes the value unknowable here.
+
+use brush_parser::word::{WordPiece, WordPieceWithSource};
+use brush_parser::ParserOptions;
+
+/// A word as the command will receive it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arg {
+    /// The value after quote removal; unresolved parts keep their source text.
+    pub text: String,
+    /// False when an expansion (parameters, substitutions, arithmetic) may
+    /// change the value, so that the text is not what runs.
+    pub resolved: bool,
+    /// Unquoted glob or brace syntax: the shell may replace the word with
+    /// file names or several words. Harmless for most arguments, but a
+    /// program name that is a pattern is not known.
+    pub pattern: bool,
+}
+
+impl Arg {
+    pub fn literal(text: impl Into<String>) -> Self {
+        Arg {
+            text: text.into(),
+            resolved: true,
+            pattern: false,
+        }
+    }
+
+    /// The literal value, or `None` if expansion may change it.
+    pub fn value(&self) -> Option<&str> {
+        self.resolved.then_some(self.text.as_str())
+    }
+}
+
+/// Code a word runs while it is expanded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Embedded {
+    /// The body of `$(…)` or of backticks (unescaped), to inspect as shell.
+    Substitution(String),
+    /// Executing text that could not be taken apart (fails safe).
+    Opaque(String),
+}
+
+/// Reads a word of a command line (quotes are syntax).
+pub fn read(raw: &str, options: &ParserOptions) -> Result<(Arg, Vec<Embedded>), String> {
+    if raw.contains("$(") && raw.contains("<<") {
+        if let Some(bodies) = super::subst::bodies(raw) {
+            let arg = Arg {
+                text: raw.to_owned(),
+                resolved: false,
+                pattern: false,
+            };
+            return Ok((
+                arg,
+                bodies.into_iter().map(Embedded::Substitution).collect(),
+            ));
+        }
+    }
+    let pieces = brush_parser::word::parse(raw, options).map_err(|e| e.to_string())?;
+    let mut out = Builder::default();
+    out.pieces(raw, &pieces, Quoting::None, options);
+    Ok((
+        Arg {
+            text: out.text,
+            resolved: out.resolved,
+            pattern: out.pattern,
+        },
+        out.embedded,
+    ))
+}
+
+/// Reads the body of a here-document whose delimiter was not quoted: quotes
+/// are literal, but substitutions and expansions happen.
+pub fn read_heredoc(raw: &str, options: &ParserOptions) -> Result<(Arg, Vec<Embedded>), String> {
+    let pieces = brush_parser::word::parse_heredoc(raw, options).map_err(|e| e.to_string())?;
+    let mut out = Builder::default();
+    out.pieces(raw, &pieces, Quoting::Double, options);
+    Ok((
+        Arg {
+            text: out.text,
+            resolved: out.resolved,
+            pattern: out.pattern,
+        },
+        out.embedded,
+    ))
+}
+
+/// Finds the substitutions inside text that the shell expands but that is
+/// not a word (arithmetic, the inside of `${…}`), failing safe when the
+/// text holds executing syntax that cannot be taken apart.
+pub fn embedded_in(text: &str, options: &ParserOptions) -> Vec<Embedded> {
+    if !may_execute(text) {
+        return Vec::new();
+    }
+    match read_heredoc(text, options) {
+        Ok((_, embedded)) if !embedded.is_empty() => embedded,
+        _ => vec![Embedded::Opaque(text.to_owned())],
+    }
+}
+
+/// Whether text contains syntax that starts a command substitution or a
+/// process substitution.
+pub fn may_execute(text: &str) -> bool {
+    text.contains("$(") || text.contains('`') || text.contains("<(") || text.contains(">(")
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Quoting {
+    None,
+    Double,
+}
+
+#[derive(Default)]
+struct Builder {
+    text: String,
+    resolved: bool,
+    pattern: bool,
+    embedded: Vec<Embedded>,
+    started: bool,
+}
+
+impl Builder {
+    fn pieces(
+        &mut self,
+        raw: &str,
+        pieces: &[WordPieceWithSource],
+        quoting: Quoting,
+        options: &ParserOptions,
+    ) {
+        if !self.started {
+            self.started = true;
+            self.resolved = true;
+        }
+        for piece in pieces {
+            let source = raw.get(piece.start_index..piece.end_index).unwrap_or("");
+            self.piece(raw, piece, source, quoting, options);
+        }
+    }
+
+    fn piece(
+        &mut self,
+        raw: &str,
+        piece: &WordPieceWithSource,
+        source: &str,
+        quoting: Quoting,
+        options: &ParserOptions,
+    ) {
+        match &piece.piece {
+            WordPiece::Text(text) => {
+                // Unquoted text is subject to pathname and brace expansion.
+                if quoting == Quoting::None && expands_unquoted(text) {
+                    self.pattern = true;
+                }
+                self.text.push_str(text);
+            }
+            WordPiece::SingleQuotedText(text) => self.text.push_str(text),
+            WordPiece::AnsiCQuotedText(text) => self.text.push_str(&ansi_c(text)),
+            WordPiece::DoubleQuotedSequence(inner)
+            | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                // Inner indices are relative to the same source string.
+                for p in inner {
+                    let s = raw.get(p.start_index..p.end_index).unwrap_or("");
+                    self.piece(raw, p, s, Quoting::Double, options);
+                }
+            }
+            WordPiece::EscapeSequence(seq) => {
+                let c = seq.strip_prefix('\\').unwrap_or(seq);
+                if quoting == Quoting::Double && !matches!(c, "$" | "`" | "\"" | "\\" | "\n") {
+                    self.text.push_str(seq);
+                } else if c != "\n" {
+                    self.text.push_str(c);
+                }
+            }
+            WordPiece::TildeExpansion(_) => {
+                // `~` names a home directory: a known place, kept as written
+                // so that path checks (`~/.ssh`) still see it.
+                self.text.push_str(source);
+            }
+            WordPiece::CommandSubstitution(body) => {
+                self.unresolved(source);
+                self.embedded.push(Embedded::Substitution(body.clone()));
+            }
+            WordPiece::BackquotedCommandSubstitution(body) => {
+                self.unresolved(source);
+                self.embedded
+                    .push(Embedded::Substitution(unescape_backquoted(body)));
+            }
+            WordPiece::ParameterExpansion(_) => {
+                self.unresolved(source);
+                let inner = source
+                    .strip_prefix("${")
+                    .and_then(|s| s.strip_suffix('}'))
+                    .unwrap_or("");
+                self.embedded.extend(embedded_in(inner, options));
+            }
+            WordPiece::ArithmeticExpression(expr) => {
+                self.unresolved(source);
+                self.embedded.extend(embedded_in(&expr.value, options));
+            }
+        }
+    }
+
+    fn unresolved(&mut self, source: &str) {
+        self.resolved = false;
+        self.text.push_str(source);
+    }
+}
+
+/// Unquoted characters that make the shell generate other words.
+fn expands_unquoted(text: &str) -> bool {
+    let glob = text.contains(['*', '?', '[']);
+    let brace =
+        text.contains('{') && text.contains('}') && (text.contains(',') || text.contains(".."));
+    glob || brace
+}
+
+/// Backslash escapes inside backticks: `\\`, `` \` `` and `\$` lose the
+/// backslash before the body is run as a command.
+fn unescape_backquoted(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(&next) = chars.peek() {
+                if matches!(next, '\\' | '`' | '$') {
+                    out.push(next);
+                    chars.next();
+                    continue;
+                }
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Decodes the body of `$'…'` the way bash does.
+pub fn ansi_c(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        match e {
+            'a' => out.push('\x07'),
+            'b' => out.push('\x08'),
+            'e' | 'E' => out.push('\x1b'),
+            'f' => out.push('\x0c'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'v' => out.push('\x0b'),
+            '\\' | '\'' | '"' | '?' => out.push(e),
+            '0'..='7' => {
+                let mut value = e.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            value = value * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                push_code(&mut out, value & 0xff);
+            }
+            'x' | 'u' | 'U' => {
+                let max = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let mut value = 0u32;
+                let mut digits = 0;
+                while digits < max {
+                    match chars.peek().and_then(|d| d.to_digit(16)) {
+                        Some(d) => {
+                            value = value.saturating_mul(16).saturating_add(d);
+                            chars.next();
+                            digits += 1;
+                        }
+                        None => break,
+                    }
+                }
+                if digits == 0 {
+                    out.push('\\');
+                    out.push(e);
+                } else {
+                    push_code(&mut out, value);
+                }
+            }
+            'c' => {
+                if let Some(ctl) = chars.next() {
+                    push_code(&mut out, (ctl as u32) & 0x1f);
+                }
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
+}
+
+fn push_code(out: &mut String, code: u32) {
+    out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+}

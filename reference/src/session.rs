@@ -1,0 +1,38 @@
+//! Per-session state. One process serves many sessions, keyed by the
+//! request's `session` string; `reset_session` replaces the whole state, so
+//! that every token minted before is void (a new secret, a new store).
+
+use crate::manifest::LoadedPlugin;
+use crate::mutant::Mutant;
+use crate::policy::Policy;
+use crate::rule_of_two::RunFlags;
+use crate::token::TokenStore;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub struct Session {
+    /// Loaded plugins by manifest name (only plugins that loaded).
+    pub plugins: BTreeMap<String, LoadedPlugin>,
+    /// Rule-of-Two booleans accumulated over the run.
+    pub flags: RunFlags,
+    pub policy: Policy,
+    pub tokens: Arc<TokenStore>,
+    /// Environment variables the agent session set. Recorded for the audit
+    /// trail, never consulted by a gate (§4.1: no bypass surface).
+    pub environment: BTreeMap<String, String>,
+    /// session-bypass-flag mutant only: what disabled the gate.
+    pub bypass: Option<String>,
+}
+
+impl Session {
+    pub fn new(mutant: Option<Mutant>) -> Self {
+        Session {
+            plugins: BTreeMap::new(),
+            flags: RunFlags::default(),
+            policy: Policy::default(),
+            tokens: Arc::new(TokenStore::new(mutant)),
+            environment: BTreeMap::new(),
+            bypass: None,
+        }
+    }
+}

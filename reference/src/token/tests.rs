@@ -1,0 +1,178 @@
+use super::*;
+use serde_json::json;
+use std::sync::{Arc, Barrier};
+
+fn op(plugin: &str, id: &str, args: serde_json::Value) -> Operation {
+    Operation {
+        plugin: Some(plugin.into()),
+        id: id.into(),
+        kind: None,
+        arguments: args.as_object().unwrap().clone(),
+        trust: None,
+        actor: None,
+    }
+}
+
+fn del(target: &str) -> Operation {
+    op(
+        "db-tools",
+        "mcp:db/delete_row",
+        json!({"table": "t", "id": target}),
+    )
+}
+
+#[test]
+fn a_token_redeems_once_for_its_operation() {
+    let store = TokenStore::new(None);
+    let t = store.mint(&del("A"), "user");
+    assert_eq!(store.redeem(&del("A"), &t), Ok("user".into()));
+    assert_eq!(store.redeem(&del("A"), &t), Err(TokenError::Spent));
+}
+
+#[test]
+fn a_token_binds_data_not_shape() {
+    let store = TokenStore::new(None);
+    let t = store.mint(&del("A"), "user");
+    assert_eq!(store.redeem(&del("B"), &t), Err(TokenError::WrongOperation));
+    let other_plugin = op(
+        "other",
+        "mcp:db/delete_row",
+        json!({"table": "t", "id": "A"}),
+    );
+    assert_eq!(
+        store.redeem(&other_plugin, &t),
+        Err(TokenError::WrongOperation)
+    );
+    let other_tool = op(
+        "db-tools",
+        "mcp:db/drop_row",
+        json!({"table": "t", "id": "A"}),
+    );
+    assert_eq!(
+        store.redeem(&other_tool, &t),
+        Err(TokenError::WrongOperation)
+    );
+    let extra_arg = op(
+        "db-tools",
+        "mcp:db/delete_row",
+        json!({"table": "t", "id": "A", "cascade": true}),
+    );
+    assert_eq!(
+        store.redeem(&extra_arg, &t),
+        Err(TokenError::WrongOperation)
+    );
+    // Key order is not data.
+    let reordered = op(
+        "db-tools",
+        "mcp:db/delete_row",
+        json!({"id": "A", "table": "t"}),
+    );
+    assert_eq!(store.redeem(&reordered, &t), Ok("user".into()));
+}
+
+#[test]
+fn numbers_bind_by_every_digit() {
+    let store = TokenStore::new(None);
+    let big = |n: &str| {
+        op(
+            "p",
+            "mcp:a/b",
+            serde_json::from_str(&format!(r#"{{"n":{n}}}"#)).unwrap(),
+        )
+    };
+    let t = store.mint(&big("9007199254740993"), "user");
+    assert_eq!(
+        store.redeem(&big("9007199254740992"), &t),
+        Err(TokenError::WrongOperation)
+    );
+    assert!(store.redeem(&big("9007199254740993"), &t).is_ok());
+}
+
+#[test]
+fn tokens_do_not_cross_sessions_and_cannot_be_forged() {
+    let a = TokenStore::new(None);
+    let b = TokenStore::new(None);
+    let t = a.mint(&del("A"), "user");
+    assert_eq!(b.redeem(&del("A"), &t), Err(TokenError::WrongOperation));
+    let forged = format!("rbv1.{}.{}", "00".repeat(16), "00".repeat(32));
+    assert_eq!(
+        a.redeem(&del("A"), &forged),
+        Err(TokenError::WrongOperation)
+    );
+    for junk in [
+        "",
+        "approved",
+        "rbv1.zz.zz",
+        "rbv1.00.00.00",
+        &signature(&del("A")),
+    ] {
+        assert_eq!(
+            a.redeem(&del("A"), junk),
+            Err(TokenError::Malformed),
+            "{junk}"
+        );
+    }
+    assert!(
+        a.redeem(&del("A"), &t).is_ok(),
+        "failed attempts must not spend the token"
+    );
+}
+
+#[test]
+fn two_concurrent_redemptions_never_both_succeed() {
+    for _ in 0..1000 {
+        let store = Arc::new(TokenStore::new(None));
+        let token = Arc::new(store.mint(&del("A"), "user"));
+        let barrier = Arc::new(Barrier::new(2));
+        let racers: Vec<_> = (0..2)
+            .map(|_| {
+                let (store, token, barrier) = (store.clone(), token.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    store.redeem(&del("A"), &token).is_ok()
+                })
+            })
+            .collect();
+        let wins = racers
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .filter(|w| *w)
+            .count();
+        assert_eq!(wins, 1);
+    }
+}
+
+#[test]
+fn classification_and_authorization_keys_differ() {
+    let sql = |s: &str| Operation {
+        kind: Some(OperationKind::Sql),
+        ..op("db-tools", "mcp:db/execute_sql", json!({"sql": s}))
+    };
+    let (a, b) = (
+        sql("DELETE FROM t WHERE id = 'A'"),
+        sql("DELETE FROM t WHERE id = 'B'"),
+    );
+    assert_eq!(classification_key(&a), classification_key(&b));
+    assert_ne!(authorization_form(&a), authorization_form(&b));
+    assert_ne!(signature(&a), signature(&b));
+    assert_ne!(classification_key(&a), authorization_form(&a));
+    assert_eq!(classification_key(&del("A")), classification_key(&del("B")));
+}
+
+#[test]
+fn mutants_weaken_exactly_their_property() {
+    let shape = TokenStore::new(Some(Mutant::ShapeBoundToken));
+    let t = shape.mint(&del("A"), "user");
+    assert!(
+        shape.redeem(&del("B"), &t).is_ok(),
+        "shape-bound tokens approve other data"
+    );
+
+    let replay = TokenStore::new(Some(Mutant::ReplayableToken));
+    let t = replay.mint(&del("A"), "user");
+    assert!(replay.redeem(&del("A"), &t).is_ok() && replay.redeem(&del("A"), &t).is_ok());
+    assert_eq!(
+        replay.redeem(&del("B"), &t),
+        Err(TokenError::WrongOperation)
+    );
+}

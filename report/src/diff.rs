@@ -1,0 +1,159 @@
+//! What changed between two runs: newly failing and newly fixed cases,
+//! for a pull-request comment.
+
+use crate::model::{CaseResult, Report};
+use crate::render::markdown::{cell, code};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// One case whose outcome changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub id: String,
+    /// The old verdict label; `None` for a case the old run did not have.
+    pub old: Option<&'static str>,
+    pub new: &'static str,
+    /// The new run's one-line explanation.
+    pub headline: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReportDiff {
+    pub old_label: String,
+    pub new_label: String,
+    pub old_level: String,
+    pub new_level: String,
+    pub safety: (String, String),
+    pub precision: (String, String),
+    /// Failing or erroring now, and not before (also new cases that fail).
+    pub newly_failing: Vec<Change>,
+    /// Failing before, passing now.
+    pub newly_fixed: Vec<Change>,
+    /// Failing in both, but differently (`over` became `under`, …).
+    pub changed_failure: Vec<Change>,
+    /// Ran before, skipped now.
+    pub newly_skipped: Vec<Change>,
+    /// Cases only in the old run.
+    pub removed: Vec<String>,
+    pub added: usize,
+}
+
+impl ReportDiff {
+    pub fn between(old: &Report, new: &Report) -> ReportDiff {
+        let mut d = ReportDiff {
+            old_label: old.implementation_label(),
+            new_label: new.implementation_label(),
+            old_level: old.summary.level.name().to_owned(),
+            new_level: new.summary.level.name().to_owned(),
+            safety: (old.summary.safety.display(), new.summary.safety.display()),
+            precision: (
+                old.summary.precision.display(),
+                new.summary.precision.display(),
+            ),
+            newly_failing: Vec::new(),
+            newly_fixed: Vec::new(),
+            changed_failure: Vec::new(),
+            newly_skipped: Vec::new(),
+            removed: Vec::new(),
+            added: 0,
+        };
+        for n in &new.cases {
+            let o = old.case(&n.id);
+            let change = |o: Option<&CaseResult>| Change {
+                id: n.id.clone(),
+                old: o.map(|c| c.verdict.label()),
+                new: n.verdict.label(),
+                headline: n.headline(),
+            };
+            if o.is_none() {
+                d.added += 1;
+            }
+            let was_failing = o.is_some_and(|c| c.verdict.is_failure());
+            let was_run = o.is_some_and(|c| !c.verdict.is_skip());
+            if n.verdict.is_failure() {
+                if !was_failing {
+                    d.newly_failing.push(change(o));
+                } else if o.map(|c| c.verdict.label()) != Some(n.verdict.label()) {
+                    d.changed_failure.push(change(o));
+                }
+            } else if n.verdict.is_pass() && was_failing {
+                d.newly_fixed.push(change(o));
+            } else if n.verdict.is_skip() && was_run {
+                d.newly_skipped.push(change(o));
+            }
+        }
+        let new_ids: BTreeSet<&str> = new.cases.iter().map(|c| c.id.as_str()).collect();
+        d.removed = old
+            .cases
+            .iter()
+            .filter(|c| !new_ids.contains(c.id.as_str()))
+            .map(|c| c.id.clone())
+            .collect();
+        d
+    }
+
+    /// Whether the new run is worse: a newly failing case or a lower level.
+    pub fn regressed(&self) -> bool {
+        !self.newly_failing.is_empty() || level_rank(&self.new_level) < level_rank(&self.old_level)
+    }
+
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::from("## rbv: changes since the previous run\n\n");
+        let impl_line = if self.old_label == self.new_label {
+            cell(&self.new_label)
+        } else {
+            format!("{} → {}", cell(&self.old_label), cell(&self.new_label))
+        };
+        let _ = writeln!(out, "| | before | after |\n|---|---|---|");
+        let _ = writeln!(out, "| implementation | {} | |", impl_line);
+        let _ = writeln!(out, "| level | {} | {} |", self.old_level, self.new_level);
+        let _ = writeln!(out, "| safety | {} | {} |", self.safety.0, self.safety.1);
+        let _ = writeln!(
+            out,
+            "| precision | {} | {} |\n",
+            self.precision.0, self.precision.1
+        );
+        section(&mut out, "Newly failing", &self.newly_failing);
+        section(&mut out, "Newly fixed", &self.newly_fixed);
+        section(&mut out, "Failing differently", &self.changed_failure);
+        section(&mut out, "No longer run", &self.newly_skipped);
+        if self.added > 0 || !self.removed.is_empty() {
+            let _ = writeln!(
+                out,
+                "{} case(s) added, {} removed.",
+                self.added,
+                self.removed.len()
+            );
+        }
+        out
+    }
+}
+
+fn level_rank(name: &str) -> u8 {
+    match name {
+        "Safe" => 1,
+        "Core" => 2,
+        "Precise" => 3,
+        _ => 0,
+    }
+}
+
+fn section(out: &mut String, title: &str, changes: &[Change]) {
+    let _ = writeln!(out, "### {title} ({})\n", changes.len());
+    if changes.is_empty() {
+        out.push_str("None.\n\n");
+        return;
+    }
+    out.push_str("| case | before | after | detail |\n|---|---|---|---|\n");
+    for c in changes {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            code(&c.id).replace('|', "\\|"),
+            c.old.unwrap_or("new"),
+            c.new,
+            cell(&c.headline)
+        );
+    }
+    out.push('\n');
+}

@@ -1,0 +1,110 @@
+//! `junit.xml`: one testsuite per area, one testcase per case.
+//!
+//! CI systems fail a build on `<failure>` and `<error>`, so a known failure
+//! (listed in the baseline) is written as skipped with its reason, and a
+//! stale baseline entry as a failure of type `stale-baseline`.
+
+use crate::model::{CaseResult, Report, Verdict};
+use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
+use std::io;
+use std::time::Duration;
+
+/// The JUnit XML document.
+pub fn render(report: &Report) -> io::Result<String> {
+    let mut junit = quick_junit::Report::new(format!("rbv: {}", report.implementation_label()));
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(&report.started) {
+        junit.set_timestamp(t);
+    }
+    junit.set_time(duration(report.duration_ms));
+    for (area, cases) in report.areas() {
+        let mut suite = TestSuite::new(area);
+        if let Ok(t) = chrono::DateTime::parse_from_rfc3339(&report.started) {
+            suite.set_timestamp(t);
+        }
+        suite.set_time(duration(cases.iter().map(|c| c.duration_ms).sum()));
+        suite.add_test_cases(cases.iter().map(|c| test_case(c)));
+        junit.add_test_suite(suite);
+    }
+    junit.to_string().map_err(io::Error::other)
+}
+
+fn duration(ms: f64) -> Duration {
+    Duration::from_secs_f64((ms / 1000.0).max(0.0))
+}
+
+fn test_case(case: &CaseResult) -> TestCase {
+    let status = match (&case.verdict, &case.baseline) {
+        (_, Some(mark)) if case.is_known_failure() => {
+            let mut s = TestCaseStatus::skipped();
+            s.set_type("known-failure");
+            s.set_message(format!(
+                "known failure ({}): {}",
+                case.verdict.label(),
+                mark.reason
+            ));
+            s.set_description(details(case));
+            s
+        }
+        (_, Some(mark)) if case.is_stale() => {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_type("stale-baseline");
+            s.set_message(format!(
+                "the baseline lists this case ({}) but it passes: remove the entry",
+                mark.reason
+            ));
+            s
+        }
+        (Verdict::Pass, _) => TestCaseStatus::success(),
+        (Verdict::Skip { reason, cause }, _) => {
+            let mut s = TestCaseStatus::skipped();
+            s.set_type(cause.as_str());
+            s.set_message(reason.as_str());
+            s
+        }
+        (Verdict::Fail { .. }, _) | (Verdict::Error { .. }, _) => {
+            let kind = if matches!(case.verdict, Verdict::Fail { .. }) {
+                NonSuccessKind::Failure
+            } else {
+                NonSuccessKind::Error
+            };
+            let mut s = TestCaseStatus::non_success(kind);
+            s.set_type(case.verdict.label());
+            s.set_message(case.headline());
+            s.set_description(details(case));
+            s
+        }
+    };
+    let mut tc = TestCase::new(case.id.as_str(), status);
+    tc.set_classname(case.area.as_str());
+    tc.set_time(duration(case.duration_ms));
+    for r in &case.requirements {
+        let level = r.level.map(|l| l.as_str()).unwrap_or("unknown");
+        tc.add_property(Property::new("requirement", format!("{} ({level})", r.id)));
+    }
+    if let Some(title) = &case.title {
+        tc.add_property(Property::new("title", title.as_str()));
+    }
+    if let Some(stderr) = &case.stderr_tail {
+        tc.set_system_err(stderr.as_str());
+    }
+    tc
+}
+
+/// The body of a failure: message, request, expected, observed, diff and
+/// the stderr tail, each under a heading.
+pub(crate) fn details(case: &CaseResult) -> String {
+    let mut out = String::new();
+    let mut section = |name: &str, text: &Option<String>| {
+        if let Some(t) = text.as_deref().filter(|t| !t.is_empty()) {
+            out.push_str(&format!("--- {name} ---\n{}\n", t.trim_end()));
+        }
+    };
+    section("message", &case.message);
+    section("request", &case.request);
+    section("expected", &case.expected);
+    section("observed", &case.observed);
+    section("diff", &case.diff);
+    section("offending line", &case.line);
+    section("stderr tail", &case.stderr_tail);
+    out
+}

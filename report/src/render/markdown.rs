@@ -1,0 +1,275 @@
+//! `summary.md`: for a pull-request comment. Level and scores first, a
+//! table per area, then the first failures with their diffs folded away.
+
+use crate::model::{CaseResult, Counts, Report};
+use std::fmt::Write;
+
+/// How many failures the summary shows in full.
+pub const MAX_FAILURES: usize = 20;
+
+/// The Markdown summary.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let s = &report.summary;
+    let _ = writeln!(
+        out,
+        "## rbv: {} — {}\n",
+        cell(&report.implementation_label()),
+        level_line(report)
+    );
+    out.push_str("| | |\n|---|---|\n");
+    let _ = writeln!(
+        out,
+        "| Safety | {} ({}/{}) |",
+        s.safety.display(),
+        s.safety.held,
+        s.safety.total
+    );
+    let _ = writeln!(
+        out,
+        "| Precision | {} ({}/{}) |",
+        s.precision.display(),
+        s.precision.held,
+        s.precision.total
+    );
+    let _ = writeln!(out, "| Cases | {} |", counts_line(&s.counts));
+    let _ = writeln!(
+        out,
+        "| Suite | {} · cases sha256 `{}` |",
+        cell(&report.suite.version),
+        short_hash(&report.suite.cases_sha256)
+    );
+    let _ = writeln!(
+        out,
+        "| Implementation | protocol {} · capabilities: {} |",
+        report.implementation.protocol_version,
+        cell(&report.implementation.capabilities.join(", "))
+    );
+    if !report.implementation.profile.is_empty() {
+        let profile: Vec<String> = report
+            .implementation
+            .profile
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let _ = writeln!(out, "| Profile | {} |", cell(&profile.join(", ")));
+    }
+    let _ = writeln!(out, "| Started | {} |", cell(&report.started));
+    out.push('\n');
+    baseline_notes(report, &mut out);
+
+    out.push_str("### Results by area\n\n");
+    out.push_str("| area | cases | pass | fail | error | skip | known |\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
+    for (area, cases) in report.areas() {
+        let mut c = Counts::default();
+        for case in &cases {
+            add(&mut c, case);
+        }
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            cell(area),
+            c.total,
+            c.pass,
+            c.fail,
+            c.error,
+            c.skip,
+            c.known_failure
+        );
+    }
+    out.push('\n');
+
+    let failures: Vec<&CaseResult> = report
+        .cases
+        .iter()
+        .filter(|c| c.verdict.is_failure() && !c.is_known_failure())
+        .collect();
+    if failures.is_empty() {
+        out.push_str("No failures.\n");
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "### Failures ({} of {})\n",
+        failures.len().min(MAX_FAILURES),
+        failures.len()
+    );
+    for case in failures.iter().take(MAX_FAILURES) {
+        failure(case, &mut out);
+    }
+    if failures.len() > MAX_FAILURES {
+        let _ = writeln!(
+            out,
+            "… and {} more: see `report.html`.",
+            failures.len() - MAX_FAILURES
+        );
+    }
+    out
+}
+
+fn level_line(report: &Report) -> String {
+    let s = &report.summary;
+    let mut line = format!("**{}**", s.level);
+    if let Some(next) = s.level.next() {
+        let n = s.next_level_blockers.len();
+        if n > 0 {
+            let _ = write!(line, " (next: {next}, blocked by {n} case{})", plural(n));
+        } else {
+            let _ = write!(line, " (next: {next}, no case of it ran)");
+        }
+    }
+    line
+}
+
+fn counts_line(c: &Counts) -> String {
+    format!(
+        "{}: {} pass, {} fail, {} error, {} skip, {} known failure{}",
+        c.total,
+        c.pass,
+        c.fail,
+        c.error,
+        c.skip,
+        c.known_failure,
+        plural(c.known_failure)
+    )
+}
+
+fn add(c: &mut Counts, case: &CaseResult) {
+    c.total += 1;
+    if case.is_known_failure() {
+        c.known_failure += 1;
+    } else {
+        match case.verdict.status() {
+            "pass" => c.pass += 1,
+            "fail" => c.fail += 1,
+            "error" => c.error += 1,
+            _ => c.skip += 1,
+        }
+    }
+}
+
+fn baseline_notes(report: &Report, out: &mut String) {
+    let Some(b) = &report.baseline else { return };
+    let _ = writeln!(
+        out,
+        "Baseline: {} entr{}, {} known failure{} not counted.\n",
+        b.entries,
+        if b.entries == 1 { "y" } else { "ies" },
+        b.known_failures.len(),
+        plural(b.known_failures.len())
+    );
+    if !b.stale.is_empty() {
+        let _ =
+            writeln!(
+            out,
+            "> **Stale baseline:** {} listed case{} now pass{} — remove {} from the baseline: {}\n",
+            b.stale.len(),
+            plural(b.stale.len()),
+            if b.stale.len() == 1 { "es" } else { "" },
+            if b.stale.len() == 1 { "it" } else { "them" },
+            b.stale.iter().map(|id| format!("`{}`", code(id))).collect::<Vec<_>>().join(", ")
+        );
+    }
+    if !b.unmatched.is_empty() {
+        let _ = writeln!(
+            out,
+            "Baseline entries for cases not in this run: {}\n",
+            b.unmatched
+                .iter()
+                .map(|id| format!("`{}`", code(id)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+}
+
+fn failure(case: &CaseResult, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "<details><summary><code>{}</code> — {}</summary>\n",
+        super::escape(&case.id),
+        super::escape(&case.headline())
+    );
+    if !case.requirements.is_empty() {
+        let reqs: Vec<String> = case
+            .requirements
+            .iter()
+            .map(|r| match r.level {
+                Some(l) => format!("{} ({})", r.id, l.as_str()),
+                None => r.id.clone(),
+            })
+            .collect();
+        let _ = writeln!(out, "Requirements: {}\n", cell(&reqs.join(", ")));
+    }
+    let diff = case.diff.as_deref().filter(|d| !d.is_empty());
+    match diff {
+        Some(d) => fenced(out, "diff", d),
+        None => {
+            for (name, text) in [("expected", &case.expected), ("observed", &case.observed)] {
+                if let Some(t) = text.as_deref().filter(|t| !t.is_empty()) {
+                    let _ = writeln!(out, "{name}:\n");
+                    fenced(out, "", t);
+                }
+            }
+        }
+    }
+    if let Some(line) = case.line.as_deref().filter(|t| !t.is_empty()) {
+        out.push_str("offending line:\n\n");
+        fenced(out, "", line);
+    }
+    if let Some(stderr) = case.stderr_tail.as_deref().filter(|t| !t.is_empty()) {
+        out.push_str("stderr tail:\n\n");
+        fenced(out, "", stderr);
+    }
+    out.push_str("</details>\n\n");
+}
+
+/// A fenced block whose fence is longer than any backtick run inside.
+pub(crate) fn fenced(out: &mut String, lang: &str, text: &str) {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let _ = writeln!(
+        out,
+        "{fence}{lang}\n{}\n{fence}\n",
+        text.trim_end_matches('\n')
+    );
+}
+
+/// Text for a table cell or a line: no pipes, no markup, one line.
+pub(crate) fn cell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '`' => out.push_str("\\`"),
+            '*' | '_' | '[' | ']' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text inside a code span: backticks cannot be escaped there, so they go.
+pub(crate) fn code(text: &str) -> String {
+    text.replace('`', "'").replace(['\n', '\r'], " ")
+}
+
+pub(crate) fn short_hash(h: &str) -> String {
+    h.chars().take(12).collect()
+}
+
+pub(crate) fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

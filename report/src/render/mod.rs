@@ -1,0 +1,77 @@
+//! One renderer per format; [`write_all`] writes them all.
+
+pub mod badge;
+pub mod html;
+pub mod json;
+pub mod junit;
+pub mod markdown;
+
+use crate::model::Report;
+use std::io;
+use std::path::Path;
+
+pub const REPORT_JSON: &str = "report.json";
+pub const SCHEMA_JSON: &str = "report.schema.json";
+pub const JUNIT_XML: &str = "junit.xml";
+pub const SUMMARY_MD: &str = "summary.md";
+pub const REPORT_HTML: &str = "report.html";
+pub const BADGE_SVG: &str = "badge.svg";
+
+/// Writes `report.json`, `report.schema.json`, `junit.xml`, `summary.md`,
+/// `report.html` and `badge.svg` into `dir` (created if missing).
+pub fn write_all(report: &Report, dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let files = [
+        (REPORT_JSON, json::render(report)?),
+        (SCHEMA_JSON, json::schema()),
+        (JUNIT_XML, junit::render(report)?),
+        (SUMMARY_MD, markdown::render(report)),
+        (REPORT_HTML, html::render(report)),
+        (BADGE_SVG, badge::render(report)),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text)?;
+    }
+    Ok(())
+}
+
+/// Escapes text for HTML and XML content and attribute values. Beyond the
+/// five markup characters it breaks `://` and `=`, so that data quoted in
+/// a report (a URL from a fetch case, an `src=` in a payload) can never
+/// read as a reference in the file's source; browsers show it unchanged.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '=' => out.push_str("&#61;"),
+            ':' if chars.peek() == Some(&'/') => out.push_str("&#58;"),
+            // Control characters other than tab and newline are invalid in
+            // XML and invisible in HTML; show where they were.
+            c if c.is_control() && c != '\n' && c != '\t' => {
+                out.push('\u{fffd}');
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape;
+
+    #[test]
+    fn escape_leaves_no_markup_and_no_reference() {
+        let e = escape("<a href='x' src=\"http://evil\">&\u{1b}[1m</a>");
+        for bad in ["<", ">", "'", "\"", "src=", "http://", "\u{1b}"] {
+            assert!(!e.contains(bad), "{bad} in {e}");
+        }
+        assert_eq!(escape("a: b\nc\td"), "a: b\nc\td");
+    }
+}

@@ -1,0 +1,146 @@
+//! The interop matrix and the run-to-run diff on small synthetic reports.
+
+mod common;
+
+use rbv_report::compare::Matrix;
+use rbv_report::diff::ReportDiff;
+use rbv_report::model::*;
+
+fn under() -> Verdict {
+    Verdict::Fail {
+        kind: FailKind::Under,
+    }
+}
+
+fn over() -> Verdict {
+    Verdict::Fail {
+        kind: FailKind::Over,
+    }
+}
+
+#[test]
+fn matrix_shows_disagreements_and_cases_only_one_fails() {
+    let a = common::variant("alpha", &[("sql/cte/data-modifying-delete", under())]);
+    let b = common::variant(
+        "beta",
+        &[
+            ("fetch/loopback/ipv6", over()),
+            ("sql/cte/data-modifying-delete", under()),
+        ],
+    );
+    let c = common::variant("gamma", &[("fetch/loopback/ipv6", over())]);
+    let m = Matrix::build(&[a, b, c]);
+    assert_eq!(
+        m.columns
+            .iter()
+            .map(|c| c.label.as_str())
+            .collect::<Vec<_>>(),
+        ["alpha 1.2.3", "beta 1.2.3", "gamma 1.2.3"]
+    );
+    let row = |id: &str| m.rows.iter().find(|r| r.id == id).unwrap();
+    let cte = row("sql/cte/data-modifying-delete");
+    assert_eq!(cte.cells, [Some("under"), Some("under"), Some("pass")]);
+    assert!(cte.disagree);
+    assert_eq!(cte.only_failing, None, "two fail it");
+    let v6 = row("fetch/loopback/ipv6");
+    assert!(v6.disagree);
+    assert!(!row("sql/insert/plain").disagree);
+    assert_eq!(m.disagreements().count(), 2);
+
+    // Only one fails: alpha alone fails a case the others pass.
+    let a = common::variant("alpha", &[("tokens/replay/basic", under())]);
+    let b = common::variant("beta", &[]);
+    let m = Matrix::build(&[a, b]);
+    assert_eq!(
+        m.rows
+            .iter()
+            .find(|r| r.id == "tokens/replay/basic")
+            .unwrap()
+            .only_failing,
+        Some(0)
+    );
+
+    let md = m.to_markdown();
+    assert!(md.contains("### Disagreements (1 of 9 cases)"), "{md}");
+    assert!(
+        md.contains("| tokens/replay/basic | under | pass |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- **alpha 1.2.3** (1): `tokens/replay/basic`"),
+        "{md}"
+    );
+
+    let html = m.to_html();
+    for forbidden in ["http://", "https://", "src="] {
+        assert!(!html.contains(forbidden));
+    }
+    assert!(html.contains("data-status=\"disagree\" data-verdict=\"only-one\""));
+    assert_eq!(html.matches("<tr class=\"case\"").count(), 9);
+}
+
+#[test]
+fn same_named_implementations_get_distinct_columns() {
+    let a = common::variant("same", &[]);
+    let m = Matrix::build(&[a.clone(), a]);
+    assert_eq!(m.columns[1].label, "same 1.2.3 #2");
+    assert_eq!(m.disagreements().count(), 0);
+    assert!(m.to_markdown().contains("agree on every case"));
+}
+
+#[test]
+fn diff_names_newly_failing_and_newly_fixed_cases() {
+    let old = common::variant(
+        "x",
+        &[
+            ("sql/cte/data-modifying-delete", under()),
+            ("fetch/loopback/ipv6", over()),
+        ],
+    );
+    let mut new = common::variant(
+        "x",
+        &[
+            ("tokens/replay/basic", under()),
+            ("fetch/loopback/ipv6", under()),
+        ],
+    );
+    let mut added = CaseResult::new(
+        "audit/new-case",
+        Verdict::Error {
+            kind: ErrorKind::Timeout,
+        },
+    );
+    added.message = Some("no answer in 5000 ms".to_owned());
+    new.cases.push(added);
+    new.refresh();
+
+    let d = ReportDiff::between(&old, &new);
+    let ids = |v: &[rbv_report::diff::Change]| v.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        ids(&d.newly_failing),
+        ["audit/new-case", "tokens/replay/basic"]
+    );
+    assert_eq!(d.newly_failing[0].old, None);
+    assert_eq!(ids(&d.newly_fixed), ["sql/cte/data-modifying-delete"]);
+    assert_eq!(ids(&d.changed_failure), ["fetch/loopback/ipv6"]);
+    assert_eq!(d.added, 1);
+    assert!(d.regressed());
+
+    let md = d.to_markdown();
+    assert!(md.contains("### Newly failing (2)"));
+    assert!(
+        md.contains("| `tokens/replay/basic` | pass | under |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| `audit/new-case` | new | timeout | timeout: no answer in 5000 ms |"),
+        "{md}"
+    );
+    assert!(md.contains("### Newly fixed (1)"));
+
+    // Fixing everything is not a regression.
+    let fixed = common::variant("x", &[]);
+    let d = ReportDiff::between(&old, &fixed);
+    assert!(d.newly_failing.is_empty() && !d.regressed());
+    assert_eq!(d.newly_fixed.len(), 2);
+}
