@@ -4,7 +4,6 @@
 use crate::transport::Transport;
 use rbv_protocol::{Capability, Request, RequestBody, ResponseBody};
 use rbv_reference::{Mutant, Server};
-use std::collections::BTreeSet;
 
 /// One implementation under fuzzing. Every exec uses a fresh session.
 pub trait Subject {
@@ -109,13 +108,4 @@ impl Subject for OverTransport {
         let info = &self.transport.identity().handshake.implementation;
         format!("{} {}", info.name, info.version)
     }
-}
-
-/// The capabilities a subject claims, for messages.
-pub fn claimed(subject: &dyn Subject) -> BTreeSet<Capability> {
-    Capability::ALL
-        .iter()
-        .copied()
-        .filter(|c| subject.claims(*c))
-        .collect()
 }
