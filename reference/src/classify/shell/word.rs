@@ -64,14 +64,7 @@ pub fn read(raw: &str, options: &ParserOptions) -> Result<(Arg, Vec<Embedded>), 
     let pieces = brush_parser::word::parse(raw, options).map_err(|e| e.to_string())?;
     let mut out = Builder::default();
     out.pieces(raw, &pieces, Quoting::None, options);
-    Ok((
-        Arg {
-            text: out.text,
-            resolved: out.resolved,
-            pattern: out.pattern,
-        },
-        out.embedded,
-    ))
+    Ok(out.finish())
 }
 
 /// Reads the body of a here-document whose delimiter was not quoted: quotes
@@ -80,14 +73,7 @@ pub fn read_heredoc(raw: &str, options: &ParserOptions) -> Result<(Arg, Vec<Embe
     let pieces = brush_parser::word::parse_heredoc(raw, options).map_err(|e| e.to_string())?;
     let mut out = Builder::default();
     out.pieces(raw, &pieces, Quoting::Double, options);
-    Ok((
-        Arg {
-            text: out.text,
-            resolved: out.resolved,
-            pattern: out.pattern,
-        },
-        out.embedded,
-    ))
+    Ok(out.finish())
 }
 
 /// Finds the substitutions inside text that the shell expands but that is
@@ -122,6 +108,18 @@ struct Builder {
     pattern: bool,
     embedded: Vec<Embedded>,
     started: bool,
+}
+
+impl Builder {
+    /// The word as read, and the code embedded in it.
+    fn finish(self) -> (Arg, Vec<Embedded>) {
+        let arg = Arg {
+            text: self.text,
+            resolved: self.resolved,
+            pattern: self.pattern,
+        };
+        (arg, self.embedded)
+    }
 }
 
 impl Builder {
