@@ -43,6 +43,13 @@ impl Server {
         &self.profile
     }
 
+    /// Drops the state of every session, as if each had been reset: a
+    /// long-running caller that never reuses a session (a fuzzer) keeps
+    /// memory flat with it.
+    pub fn forget_sessions(&mut self) {
+        self.sessions.clear();
+    }
+
     fn config(&self) -> Config {
         Config {
             profile: self.profile,

@@ -2,20 +2,28 @@
 //! single-use.
 //!
 //! A token is `rbv1.<nonce>.<mac>`: `mac` is HMAC-SHA256 under a per-session
-//! random secret over the nonce and the operation's canonical
-//! argument-bearing form (the authorization key). The nonce is remembered
-//! until the token is redeemed once; a second redemption finds it gone.
+//! secret over the nonce and the operation's canonical argument-bearing form
+//! (the authorization key). The nonce is remembered until the token is
+//! redeemed once; a second redemption finds it gone.
+//!
+//! The nonce only has to be unique within its session (it names the token
+//! for single use; the MAC, not the nonce, makes a token unforgeable), so
+//! it counts. Session secrets are derived, HKDF-Expand style, from one
+//! 32-byte key the operating system gives the process: HMAC-SHA256 over a
+//! per-process counter. That keeps system calls off the path of every
+//! session and every token (the fuzzers mint 100k tokens a second).
 //! The classification key (the normalized shape the inspectors reason about)
 //! is a different key and never authorizes anything.
 
-use crate::canonical::to_canonical;
+use crate::canonical::{to_canonical, write_object, write_string};
 use crate::mutant::Mutant;
 use hmac::{Hmac, KeyInit, Mac};
 use rbv_protocol::{Operation, OperationKind};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use subtle::ConstantTimeEq;
 
 const PREFIX: &str = "rbv1";
@@ -35,11 +43,20 @@ pub enum TokenError {
 /// The authorization key: the canonical JSON of plugin, operation id and
 /// every argument value.
 pub fn authorization_form(op: &Operation) -> String {
-    to_canonical(&json!({
-        "plugin": op.plugin,
-        "id": op.id,
-        "arguments": Value::Object(op.arguments.clone()),
-    }))
+    // Written in place rather than through a `json!` copy of the arguments:
+    // it is on the path of every evaluation. Keys in canonical order.
+    let mut out = String::with_capacity(64);
+    out.push_str("{\"arguments\":");
+    write_object(&op.arguments, &mut out);
+    out.push_str(",\"id\":");
+    write_string(&op.id, &mut out);
+    out.push_str(",\"plugin\":");
+    match &op.plugin {
+        Some(plugin) => write_string(plugin, &mut out),
+        None => out.push_str("null"),
+    }
+    out.push('}');
+    out
 }
 
 /// The audit signature: SHA-256 of the authorization key, in hex. Public;
@@ -118,22 +135,40 @@ fn normalize_text(text: &str) -> String {
     out.trim().to_owned()
 }
 
+/// A secret no other session of any process shares: HMAC-SHA256 under the
+/// process key (random, read once) over a counter never repeated in the
+/// process.
+fn fresh_secret() -> [u8; 32] {
+    static PROCESS_KEY: OnceLock<[u8; 32]> = OnceLock::new();
+    static SESSIONS: AtomicU64 = AtomicU64::new(0);
+    let key = PROCESS_KEY.get_or_init(|| {
+        let mut key = [0u8; 32];
+        getrandom::fill(&mut key).expect("the operating system's random source is available");
+        key
+    });
+    let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes any key length");
+    mac.update(b"rbv session secret v1\0");
+    mac.update(&n.to_be_bytes());
+    mac.finalize().into_bytes().into()
+}
+
 /// The tokens of one session. Safe to share between threads: redemption is
 /// one atomic remove, so two concurrent redemptions of one token cannot both
 /// succeed.
 pub struct TokenStore {
     secret: [u8; 32],
+    minted: AtomicU64,
     unspent: Mutex<HashMap<[u8; 16], String>>,
     mutant: Option<Mutant>,
 }
 
 impl TokenStore {
-    /// A store with a fresh random secret.
+    /// A store with a fresh secret.
     pub fn new(mutant: Option<Mutant>) -> Self {
-        let mut secret = [0u8; 32];
-        getrandom::fill(&mut secret).expect("the operating system's random source is available");
         TokenStore {
-            secret,
+            secret: fresh_secret(),
+            minted: AtomicU64::new(0),
             unspent: Mutex::new(HashMap::new()),
             mutant,
         }
@@ -161,8 +196,8 @@ impl TokenStore {
     /// Mints a single-use token for exactly this operation. The caller has
     /// checked that a human approves.
     pub fn mint(&self, op: &Operation, approver: &str) -> String {
-        let mut nonce = [0u8; 16];
-        getrandom::fill(&mut nonce).expect("the operating system's random source is available");
+        let n = self.minted.fetch_add(1, Ordering::Relaxed);
+        let nonce = u128::from(n).to_be_bytes();
         let mac = self.mac(&nonce, op);
         self.unspent
             .lock()
@@ -198,22 +233,29 @@ impl TokenStore {
 }
 
 pub(crate) fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
-        s.push_str(&format!("{b:02x}"));
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 0xf)]));
     }
     s
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2)
-        || !text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-    {
+    // Lowercase only: `hex` never writes uppercase, so no token has it.
+    let nibble = |b: u8| match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        _ => None,
+    };
+    let bytes = text.as_bytes();
+    if !bytes.len().is_multiple_of(2) {
         return None;
     }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())
+    bytes
+        .chunks_exact(2)
+        .map(|pair| Some(nibble(pair[0])? << 4 | nibble(pair[1])?))
         .collect()
 }
 

@@ -1,5 +1,6 @@
 //! Ways to reach an implementation, all behind `crate::transport::Transport`.
 
+pub mod affinity;
 pub mod in_process;
 pub mod lines;
 pub mod process;

@@ -24,6 +24,11 @@ pub struct SubjectArgs {
     /// Per-request timeout in milliseconds (with --impl).
     #[arg(long, default_value_t = 5000)]
     pub timeout: u64,
+    /// With --impl, let the implementation run on any CPU. By default the
+    /// fuzzer and the child share the CPU the fuzzer started on: they take
+    /// strict turns, and a turn across CPUs costs a wakeup (BENCHMARKS.md).
+    #[arg(long)]
+    pub no_pin: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -94,6 +99,10 @@ fn subject(args: &SubjectArgs) -> anyhow::Result<Box<dyn Subject>> {
     if let Some(command) = &args.implementation {
         let mut config = ProcessConfig::new(command.clone());
         config.timeout = Duration::from_millis(args.timeout);
+        if !args.no_pin {
+            // Before the spawn: the child inherits it.
+            crate::adapter::affinity::pin_current_thread_here();
+        }
         let transport = AdapterTarget::Process(config)
             .connect()
             .map_err(|e| anyhow!("cannot start `{command}`: {}", e.message))?;

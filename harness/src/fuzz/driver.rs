@@ -69,7 +69,9 @@ pub fn drive(target: &Target, subject: &mut dyn Subject, options: &Options) -> O
     while execs < options.max_execs && start.elapsed() < options.time {
         let bytes = artifact(options.seed, execs);
         execs += 1;
-        let Ok(Some(finding)) = (target.check)(&mut Unstructured::new(&bytes), subject) else {
+        let checked = (target.check)(&mut Unstructured::new(&bytes), subject);
+        subject.end_exec();
+        let Ok(Some(finding)) = checked else {
             continue;
         };
         let key = |f: &Finding| (f.requirement, f.kind, f.case.title.clone());

@@ -16,6 +16,9 @@ pub trait Subject {
 
     fn claims(&self, capability: Capability) -> bool;
 
+    /// Called after every exec: the sessions it used are not used again.
+    fn end_exec(&mut self) {}
+
     /// A name for findings: `rbv-reference`, `rbv-reference+mutant:NAME`, or
     /// the implementation's handshake name.
     fn name(&self) -> String;
@@ -64,6 +67,10 @@ impl Subject for InProcess {
         true
     }
 
+    fn end_exec(&mut self) {
+        self.server.forget_sessions();
+    }
+
     fn name(&self) -> String {
         match self.mutant {
             Some(m) => format!("rbv-reference+mutant:{m}"),
@@ -74,30 +81,89 @@ impl Subject for InProcess {
 
 /// Any implementation behind a `Transport` (a child process speaking the
 /// protocol), so that users fuzz their own client.
+///
+/// Execs reuse a few session names, each reset in the same batch as its
+/// first request: an implementation keeps state per session name, so
+/// fresh names for every exec would grow its memory without bound over a
+/// long run. An implementation that does not acknowledge `reset_session`
+/// gets a new name for every session instead.
 pub struct OverTransport {
     transport: Box<dyn Transport + Send>,
     next: u64,
+    /// Sessions handed out in this exec.
+    in_exec: usize,
+    /// Names handed out in this exec and not yet reset.
+    unreset: Vec<String>,
+    reuse_names: bool,
 }
 
 impl OverTransport {
     pub fn new(transport: Box<dyn Transport + Send>) -> Self {
-        OverTransport { transport, next: 0 }
+        OverTransport {
+            transport,
+            next: 0,
+            in_exec: 0,
+            unreset: Vec::new(),
+            reuse_names: true,
+        }
+    }
+
+    fn exchange(
+        &mut self,
+        session: &str,
+        bodies: Vec<RequestBody>,
+    ) -> Result<Vec<Result<ResponseBody, String>>, String> {
+        let answers = self
+            .transport
+            .exchange(session, bodies)
+            .map_err(|e| format!("{:?}: {}", e.kind, e.message))?;
+        Ok(answers
+            .into_iter()
+            .map(|o| o.response.map(|r| r.body))
+            .collect())
     }
 }
 
 impl Subject for OverTransport {
     fn fresh_session(&mut self) -> String {
-        self.next += 1;
-        format!("fuzz-{}", self.next)
+        if !self.reuse_names {
+            // A prefix of its own: never a name handed out for reuse.
+            self.next += 1;
+            return format!("fuzz-once-{}", self.next);
+        }
+        self.in_exec += 1;
+        let name = format!("fuzz-{}", self.in_exec);
+        self.unreset.push(name.clone());
+        name
     }
 
     fn call(&mut self, session: &str, body: RequestBody) -> Result<ResponseBody, String> {
-        let mut answers = self
-            .transport
-            .exchange(session, vec![body])
-            .map_err(|e| format!("{:?}: {}", e.kind, e.message))?;
-        let observation = answers.pop().ok_or("no answer")?;
-        observation.response.map(|r| r.body)
+        let reset = match self.unreset.iter().position(|s| s == session) {
+            Some(i) => {
+                self.unreset.swap_remove(i);
+                true
+            }
+            None => false,
+        };
+        let bodies = if reset {
+            vec![RequestBody::ResetSession(Default::default()), body]
+        } else {
+            vec![body]
+        };
+        let mut answers = self.exchange(session, bodies)?.into_iter();
+        if reset && !matches!(answers.next(), Some(Ok(ResponseBody::Ack(_)))) {
+            // The session may still hold an earlier exec's state, so this
+            // exec's answers cannot be judged; later execs get names never
+            // used before.
+            self.reuse_names = false;
+            return Err("the implementation did not acknowledge `reset_session`".into());
+        }
+        answers.next().ok_or_else(|| "no answer".to_owned())?
+    }
+
+    fn end_exec(&mut self) {
+        self.in_exec = 0;
+        self.unreset.clear();
     }
 
     fn claims(&self, capability: Capability) -> bool {
@@ -107,5 +173,122 @@ impl Subject for OverTransport {
     fn name(&self) -> String {
         let info = &self.transport.identity().handshake.implementation;
         format!("{} {}", info.name, info.version)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapter::InProcess as LinkedIn;
+    use crate::fuzz::driver::{drive, Options};
+    use crate::fuzz::targets::by_name;
+    use crate::transport::{AdapterError, Identity, Observation};
+    use rbv_protocol::{Response, UnsupportedResponse};
+    use std::sync::{Arc, Mutex};
+
+    type Batches = Arc<Mutex<Vec<(String, Vec<&'static str>)>>>;
+
+    /// The reference behind the transport seam, recording every batch;
+    /// with `refuse_reset` it answers `reset_session` with `unsupported`.
+    struct Recording {
+        inner: LinkedIn,
+        batches: Batches,
+        refuse_reset: bool,
+    }
+
+    impl Transport for Recording {
+        fn identity(&self) -> &Identity {
+            self.inner.identity()
+        }
+
+        fn exchange(
+            &mut self,
+            session: &str,
+            bodies: Vec<RequestBody>,
+        ) -> Result<Vec<Observation>, AdapterError> {
+            let kinds = bodies.iter().map(RequestBody::kind).collect();
+            self.batches
+                .lock()
+                .unwrap()
+                .push((session.to_owned(), kinds));
+            if !self.refuse_reset {
+                return self.inner.exchange(session, bodies);
+            }
+            let (resets, rest): (Vec<_>, Vec<_>) = bodies
+                .into_iter()
+                .partition(|b| matches!(b, RequestBody::ResetSession(_)));
+            let mut answers: Vec<Observation> = resets
+                .iter()
+                .map(|_| Observation {
+                    line: String::new(),
+                    value: serde_json::Value::Null,
+                    response: Ok(Response {
+                        id: None,
+                        session: session.to_owned(),
+                        body: ResponseBody::Unsupported(UnsupportedResponse {
+                            message: "no".into(),
+                        }),
+                    }),
+                })
+                .collect();
+            answers.extend(self.inner.exchange(session, rest)?);
+            Ok(answers)
+        }
+    }
+
+    fn fuzz(refuse_reset: bool, execs: u64) -> Vec<(String, Vec<&'static str>)> {
+        let batches = Batches::default();
+        let mut subject = OverTransport::new(Box::new(Recording {
+            inner: LinkedIn::new(None),
+            batches: Arc::clone(&batches),
+            refuse_reset,
+        }));
+        let options = Options {
+            max_execs: execs,
+            ..Options::default()
+        };
+        let outcome = drive(by_name("token_binding").unwrap(), &mut subject, &options);
+        assert_eq!(outcome.execs, execs);
+        assert!(outcome.found.is_empty(), "the reference has no finding");
+        let batches = batches.lock().unwrap().clone();
+        batches
+    }
+
+    #[test]
+    fn execs_reuse_session_names_each_reset_with_its_first_request() {
+        let batches = fuzz(false, 50);
+        let names: std::collections::BTreeSet<&str> =
+            batches.iter().map(|(s, _)| s.as_str()).collect();
+        assert_eq!(names.into_iter().collect::<Vec<_>>(), ["fuzz-1"]);
+        // Each exec loads its plugins first, in a reset session.
+        let loads: Vec<_> = batches
+            .iter()
+            .filter(|(_, kinds)| kinds.contains(&"load_plugins"))
+            .collect();
+        assert_eq!(loads.len(), 50);
+        assert!(loads
+            .iter()
+            .all(|(_, kinds)| kinds[..] == ["reset_session", "load_plugins"]));
+    }
+
+    #[test]
+    fn without_reset_every_session_gets_a_new_name() {
+        let batches = fuzz(true, 20);
+        let names: std::collections::BTreeSet<&str> =
+            batches.iter().map(|(s, _)| s.as_str()).collect();
+        // The first exec is lost to the refused reset; then a name of its
+        // own for each, none of them the first one again.
+        assert_eq!(names.len(), 20);
+        assert_eq!(
+            names.iter().filter(|n| n.starts_with("fuzz-once-")).count(),
+            19
+        );
+        assert_eq!(
+            batches
+                .iter()
+                .filter(|(_, kinds)| kinds.contains(&"reset_session"))
+                .count(),
+            1
+        );
     }
 }

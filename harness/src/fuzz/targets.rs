@@ -198,7 +198,8 @@ fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Opti
         });
         matches!(call(subject, &session, body), Some(ResponseBody::Invocation(i)) if i.allowed)
     };
-    let load = format!("  - load_plugins:\n{}", plugins_yaml(&plugins));
+    // Only a finding needs its case text.
+    let load = || format!("  - load_plugins:\n{}", plugins_yaml(&plugins));
     match t.probe {
         Probe::Binding => {
             if same_data(&t.a, &t.b) {
@@ -226,6 +227,7 @@ fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Opti
                     tags: vec!["tokens", "bypass"],
                     steps: format!(
                         "{load}  - approve: {{operation: {a}}}\n    capture: {{tok: token}}\n  - invoke: {{operation: {b}, token: {{capture: tok}}}}\n    expect: {{allowed: false}}\n",
+                        load = load(),
                         a = op_json(&t.a),
                         b = op_json(&t.b)
                     ),
@@ -251,6 +253,7 @@ fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Opti
                     tags: vec!["tokens", "replay"],
                     steps: format!(
                         "{load}  - approve: {{operation: {a}}}\n    capture: {{tok: token}}\n  - invoke: {{operation: {a}, token: {{capture: tok}}}}\n    expect: {{allowed: true}}\n  - invoke: {{operation: {a}, token: {{capture: tok}}}}\n    expect: {{allowed: false}}\n",
+                        load = load(),
                         a = op_json(&t.a)
                     ),
                 },
@@ -276,6 +279,7 @@ fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Opti
                     tags: vec!["tokens", "bypass"],
                     steps: format!(
                         "{load}  - approve: {{operation: {a}, approver: {{kind: {k}, name: {k}-approver}}}}\n    expect: {{granted: false}}\n",
+                        load = load(),
                         a = op_json(&t.a),
                         k = kind.as_str()
                     ),

@@ -152,22 +152,12 @@ pub fn inspect(command: &str, mutant: Option<Mutant>) -> Inspection {
     found
 }
 
-/// Parses and walks on a thread whose stack holds the parser's recursion;
-/// a panic inside the parser fails safe.
+/// Parses and walks in the caller's thread (the walker grows the stack
+/// where the nesting needs it); a panic inside the parser fails safe.
 fn guarded(command: &str) -> Inspection {
-    if let Err(refusal) = guard::check(command) {
-        return Inspection::unknown(format!("not inspected: {refusal}"));
-    }
-    let text = command.to_owned();
-    let worker = std::thread::Builder::new()
-        .name("rbv-shell-inspect".into())
-        .stack_size(guard::STACK_BYTES)
-        .spawn(move || walk::Walker::new().source(&text));
-    match worker.map(|handle| handle.join()) {
-        Ok(Ok(found)) => found,
-        Ok(Err(_)) => Inspection::unknown("the shell parser failed on this command"),
-        Err(e) => Inspection::unknown(format!("shell inspection could not start: {e}")),
-    }
+    let walk = std::panic::AssertUnwindSafe(|| walk::Walker::new().source(command));
+    std::panic::catch_unwind(walk)
+        .unwrap_or_else(|_| Inspection::unknown("the shell parser failed on this command"))
 }
 
 /// The `quoted-string-blind` mutant (§4.4's false positive): a dangerous

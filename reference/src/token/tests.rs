@@ -176,3 +176,54 @@ fn mutants_weaken_exactly_their_property() {
         Err(TokenError::WrongOperation)
     );
 }
+
+#[test]
+fn the_authorization_form_is_the_canonical_json_of_plugin_id_and_arguments() {
+    let escapes = "q\"b\\s\u{8}\t\n\u{c}\r\u{1}\u{1f}é\u{1f600}";
+    let mut anonymous = op("p", "x", json!({}));
+    anonymous.plugin = None;
+    for o in [
+        del("A"),
+        anonymous,
+        op(
+            escapes,
+            escapes,
+            json!({"b": [1.50, 18446744073709551617u128, null, true], escapes: {"z": escapes, "a": -0}}),
+        ),
+    ] {
+        let generic = crate::canonical::to_canonical(&json!({
+            "plugin": o.plugin,
+            "id": o.id,
+            "arguments": serde_json::Value::Object(o.arguments.clone()),
+        }));
+        assert_eq!(authorization_form(&o), generic);
+    }
+    assert_eq!(
+        authorization_form(&del("A")),
+        r#"{"arguments":{"id":"A","table":"t"},"id":"mcp:db/delete_row","plugin":"db-tools"}"#
+    );
+}
+
+#[test]
+fn hex_is_lowercase_two_digits_per_byte() {
+    assert_eq!(hex(&[0x00, 0x0f, 0xa0, 0xff]), "000fa0ff");
+    assert_eq!(unhex("000fa0ff"), Some(vec![0x00, 0x0f, 0xa0, 0xff]));
+    for bad in ["0", "0A", "0g", "+1", "é"] {
+        assert_eq!(unhex(bad), None, "{bad}");
+    }
+}
+
+#[test]
+fn every_token_and_every_session_secret_is_distinct() {
+    let a = TokenStore::new(None);
+    let b = TokenStore::new(None);
+    assert_ne!(a.secret, b.secret);
+    // Approving the same call twice gives two tokens, each good once.
+    let (t1, t2) = (a.mint(&del("A"), "user"), a.mint(&del("A"), "user"));
+    assert_ne!(t1, t2);
+    assert_eq!(a.redeem(&del("A"), &t2), Ok("user".into()));
+    assert_eq!(a.redeem(&del("A"), &t1), Ok("user".into()));
+    assert_eq!(a.redeem(&del("A"), &t1), Err(TokenError::Spent));
+    // The same nonce under another session's secret is another MAC.
+    assert_ne!(t1, b.mint(&del("A"), "user"));
+}

@@ -4,18 +4,29 @@
 //! can catch. Instead of estimating nesting (quoting makes an estimate
 //! unsound), the guard counts every construct that *can* open a level: the
 //! count bounds the depth from above, whatever the quoting. Text above the
-//! bounds fails safe (escalates) without being parsed.
+//! bounds fails safe (escalates) without being parsed; text within them is
+//! parsed on a stack with room for that many levels (`stack_needed`).
 
 /// Longest payload inspected; longer text escalates unread.
 pub const MAX_LEN: usize = 1 << 20;
 
-/// Most constructs that can open a nesting level. The parser thread's stack
-/// holds several times this many levels (measured: over 3,000 levels of any
-/// construct in 64 MiB in a debug build).
+/// Most constructs that can open a nesting level.
 pub const MAX_OPENERS: usize = 1_500;
 
-/// Stack of the parsing thread.
-pub const STACK_BYTES: usize = 128 << 20;
+/// Stack reserved per opener for parsing and walking one level. Measured
+/// (binary search on a thread's stack size, 100–1,000 levels of each
+/// construct): at most 23 KiB per level in a debug build (`f() {`), 6 KiB
+/// in release; this is twice the worst.
+const STACK_PER_OPENER: usize = 48 << 10;
+
+/// Stack reserved for a payload with no opener: the walker's own frames.
+const STACK_BASE: usize = 512 << 10;
+
+/// The stack one payload with `openers` openers may need to be parsed and
+/// walked: the caller grows onto a fresh segment when less is left.
+pub fn stack_needed(openers: usize) -> usize {
+    STACK_BASE + openers * STACK_PER_OPENER
+}
 
 /// Most levels of code run inside code (`bash -c` inside `$(…)` inside
 /// `eval` …) that are inspected; deeper text fails safe.
@@ -32,8 +43,8 @@ pub enum Refusal {
     Deep,
 }
 
-/// Checks the bounds of one payload.
-pub fn check(text: &str) -> Result<(), Refusal> {
+/// Checks the bounds of one payload; within them, its count of openers.
+pub fn check(text: &str) -> Result<usize, Refusal> {
     if text.len() > MAX_LEN {
         return Err(Refusal::Long(text.len()));
     }
@@ -41,7 +52,7 @@ pub fn check(text: &str) -> Result<(), Refusal> {
     if openers > MAX_OPENERS {
         return Err(Refusal::Nested(openers));
     }
-    Ok(())
+    Ok(openers)
 }
 
 /// Counts characters and words that may open a nesting level: brackets,

@@ -85,17 +85,33 @@ fn substitution_scanner_skips_here_document_bodies() {
 }
 
 #[test]
+fn deep_nesting_is_inspected_from_a_small_stack() {
+    // 200 levels of `{` need about 4.5 MiB of stack in a debug build; the
+    // caller's thread has 256 KiB, so the walker must grow onto a segment
+    // of its own instead of overflowing (which would abort the process).
+    let deep = format!("{}rm x{}", "{ ".repeat(200), "; }".repeat(200));
+    let found = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || super::inspect(&deep, None))
+        .expect("spawn")
+        .join()
+        .expect("no panic");
+    assert_eq!(
+        found.reversibility,
+        rbv_protocol::Reversibility::Irreversible
+    );
+}
+
+#[test]
 fn guard_bounds() {
-    assert_eq!(guard::check("ls -la"), Ok(()));
+    assert_eq!(guard::check("ls -la"), Ok(0));
+    assert_eq!(guard::check("if [ -f x ]; then (ls); fi"), Ok(3));
     let deep = "(".repeat(guard::MAX_OPENERS + 1);
     assert!(matches!(guard::check(&deep), Err(Refusal::Nested(_))));
     let words = "if ".repeat(guard::MAX_OPENERS + 1);
     assert!(matches!(guard::check(&words), Err(Refusal::Nested(_))));
     // Words that merely contain a keyword do not count.
-    assert_eq!(
-        guard::check(&"iffy ".repeat(guard::MAX_OPENERS + 1)),
-        Ok(())
-    );
+    assert_eq!(guard::check(&"iffy ".repeat(guard::MAX_OPENERS + 1)), Ok(0));
     let long = "a".repeat(guard::MAX_LEN + 1);
     assert!(matches!(guard::check(&long), Err(Refusal::Long(_))));
 }

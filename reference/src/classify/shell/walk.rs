@@ -47,11 +47,19 @@ impl Walker {
         }
     }
 
-    /// Inspects shell source text at the current depth.
+    /// Inspects shell source text at the current depth, on a stack with
+    /// room for its nesting: the current one when enough is left, else a
+    /// fresh segment (nested code checks again at its own level).
     pub fn source(&mut self, text: &str) -> Inspection {
-        if let Err(refusal) = guard::check(text) {
-            return unknown(format!("not inspected: {refusal}"));
-        }
+        let openers = match guard::check(text) {
+            Ok(openers) => openers,
+            Err(refusal) => return unknown(format!("not inspected: {refusal}")),
+        };
+        let needed = guard::stack_needed(openers);
+        stacker::maybe_grow(needed, needed, || self.parse_and_walk(text))
+    }
+
+    fn parse_and_walk(&mut self, text: &str) -> Inspection {
         let mut parser =
             brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), &self.options);
         match parser.parse_program() {
