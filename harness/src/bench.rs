@@ -5,7 +5,10 @@
 //!     over the same pipes: the floor that pipes and the harness's transport
 //!     cost; the ratio says what judging and the reference add;
 //! (c) persistent workers against `--spawn-per-case` on the same adapter;
-//! (d) the reference linked in (no pipes): the reference's and the judge's share.
+//! (d) the reference linked in (no pipes): the reference's and the judge's share;
+//! (e) the reference alone: the request lines of (a) fed straight to its
+//!     server (decode, work, encode), no harness: with (b) and (d), it
+//!     splits (a) into pipes, the implementation and the harness's judging.
 
 use crate::adapter::{Connect, ProcessConfig, ProcessTransport, Target};
 use crate::cli::cases::CasesArgs;
@@ -119,6 +122,31 @@ fn replay(
     Ok(started.elapsed())
 }
 
+/// Feeds the recorded requests, as wire lines, straight to a reference
+/// server per worker: the implementation's own share of (a).
+fn reference_alone(lines: &[Vec<String>], jobs: usize) -> Duration {
+    let (tx, rx) = unbounded::<&Vec<String>>();
+    for session in lines {
+        tx.send(session).expect("the receiver is alive");
+    }
+    drop(tx);
+    let started = Instant::now();
+    thread::scope(|scope| {
+        for _ in 0..jobs {
+            let rx = rx.clone();
+            scope.spawn(move || {
+                let mut server = rbv_reference::Server::new(None);
+                for session in rx.iter() {
+                    for line in session {
+                        std::hint::black_box(server.handle_line(line));
+                    }
+                }
+            });
+        }
+    });
+    started.elapsed()
+}
+
 fn median(mut samples: Vec<f64>) -> f64 {
     samples.sort_by(f64::total_cmp);
     samples[samples.len() / 2]
@@ -170,6 +198,27 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             .into_values()
             .collect();
     let requests: usize = sessions.iter().flatten().map(Vec::len).sum();
+    let mut id = 0;
+    let lines: Vec<Vec<String>> = sessions
+        .iter()
+        .enumerate()
+        .map(|(n, batches)| {
+            batches
+                .iter()
+                .flatten()
+                .map(|body| {
+                    id += 1;
+                    let session = format!("s-{n}");
+                    rbv_protocol::Request {
+                        id,
+                        session,
+                        body: body.clone(),
+                    }
+                    .to_line()
+                })
+                .collect()
+        })
+        .collect();
     let per_case = Target::SpawnPerCase(reference);
     let in_process = Target::InProcess(None, Default::default());
 
@@ -181,19 +230,21 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         let b = replay(&echo, &sessions, jobs)?;
         let c = runner::run(&suite.cases, &per_case, &options).elapsed;
         let d = runner::run(&suite.cases, &in_process, &options).elapsed;
+        let e = reference_alone(&lines, jobs);
         println!(
-            "    round {}: (a) {:.1} ms  (b) {:.1} ms  (c) {:.1} ms  (d) {:.1} ms  load {}",
+            "    round {}: (a) {:.1} ms  (b) {:.1} ms  (c) {:.1} ms  (d) {:.1} ms  (e) {:.1} ms  load {}",
             round + 1,
             ms(a),
             ms(b),
             ms(c),
             ms(d),
+            ms(e),
             load_average()
         );
-        rounds.push([a, b, c, d]);
+        rounds.push([a, b, c, d, e]);
     }
-    let [a, b, c, d] =
-        [0, 1, 2, 3].map(|i| median(rounds.iter().map(|r| r[i].as_secs_f64()).collect()));
+    let [a, b, c, d, e] =
+        [0, 1, 2, 3, 4].map(|i| median(rounds.iter().map(|r| r[i].as_secs_f64()).collect()));
     let floor_ratio = median(
         rounds
             .iter()
@@ -227,6 +278,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         "(d) the reference in process, no pipes: {:.0} cases/s ({:.1} ms): judging and the reference's own work",
         cases as f64 / d,
         d * 1e3
+    );
+    println!(
+        "(e) the reference alone, the same request lines, no harness: {:.1} ms: the implementation's own share of (a)",
+        e * 1e3
     );
     println!("load average after: {}", load_average());
     Ok(ExitCode::SUCCESS)

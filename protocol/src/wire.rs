@@ -5,10 +5,17 @@
 //! `#[serde(flatten)]`: with serde_json's `arbitrary_precision` those buffer
 //! numbers into a form that numeric fields then refuse, and rbv must keep
 //! every digit of argument data (see the workspace manifest).
+//!
+//! Lines are read and written in one pass each (no intermediate `Value` of
+//! the whole message): every request and answer of a run crosses this code
+//! twice, once in the harness and once in an implementation built on it.
 
 use crate::vocab::{ApproverKind, AuditRecord, Band, Decision, Reversibility, Scope, Trust};
 use schemars::JsonSchema;
+use serde::de::value::MapDeserializer;
 use serde::{Deserialize, Serialize};
+use serde_json::error::Category;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -50,6 +57,55 @@ fn split_envelope(value: Value) -> Result<(Option<u64>, String, String, Value), 
     Ok((id, session, kind, Value::Object(map)))
 }
 
+/// The fields of one line, each still JSON text.
+type RawFields<'a> = BTreeMap<String, &'a RawValue>;
+
+/// Splits a line into the envelope and the body's fields, unparsed.
+fn split_line(line: &str) -> Result<(Option<u64>, String, String, RawFields<'_>), WireError> {
+    let mut fields: RawFields = serde_json::from_str(line).map_err(|e| match e.classify() {
+        // Valid JSON of another type.
+        Category::Data => WireError::NotAnObject,
+        _ => WireError::Json(e),
+    })?;
+    let id = match fields.remove("id") {
+        None => None,
+        Some(raw) => {
+            serde_json::from_str::<Option<u64>>(raw.get()).map_err(|_| WireError::Envelope("id"))?
+        }
+    };
+    let mut text = |key: &'static str| {
+        fields
+            .remove(key)
+            .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
+            .ok_or(WireError::Envelope(key))
+    };
+    let session = text("session")?;
+    let kind = text("type")?;
+    Ok((id, session, kind, fields))
+}
+
+/// One line: the envelope's keys, then the body's.
+fn write_line(id: Option<u64>, session: &str, kind: &str, body: &impl Serialize) -> String {
+    let failed = "message bodies always serialize";
+    let mut out = Vec::with_capacity(128);
+    out.extend_from_slice(b"{\"id\":");
+    serde_json::to_writer(&mut out, &id).expect(failed);
+    out.extend_from_slice(b",\"session\":");
+    serde_json::to_writer(&mut out, session).expect(failed);
+    out.extend_from_slice(b",\"type\":");
+    serde_json::to_writer(&mut out, kind).expect(failed);
+    let start = out.len();
+    serde_json::to_writer(&mut out, body).expect(failed);
+    debug_assert_eq!(out.get(start), Some(&b'{'), "a body is a JSON object");
+    if out[start..] == *b"{}" {
+        out.truncate(start);
+        out.push(b'}');
+    } else {
+        out[start] = b',';
+    }
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
 fn join_envelope(id: Option<u64>, session: &str, kind: &str, body: Value) -> Value {
     let mut map = Map::new();
     map.insert("id".into(), id.map_or(Value::Null, Value::from));
@@ -81,6 +137,19 @@ macro_rules! messages {
             fn body_to_value(&self) -> Value {
                 let result = match self { $($family::$variant(b) => serde_json::to_value(b)),+ };
                 result.expect("message bodies always serialize")
+            }
+
+            fn write_line(&self, id: Option<u64>, session: &str) -> String {
+                match self { $($family::$variant(b) => write_line(id, session, $tag, b)),+ }
+            }
+
+            fn body_from_fields(kind: &str, fields: RawFields<'_>) -> Result<Self, WireError> {
+                let wrap = |source| WireError::Body { kind: kind.to_owned(), source };
+                let body = || MapDeserializer::<_, serde_json::Error>::new(fields.into_iter());
+                match kind {
+                    $($tag => <$body>::deserialize(body()).map($family::$variant).map_err(wrap),)+
+                    other => Err(WireError::UnknownType(other.to_owned())),
+                }
             }
 
             fn body_from_value(kind: &str, body: Value) -> Result<Self, WireError> {
@@ -163,7 +232,7 @@ impl Request {
 
     /// One line of JSON, without the newline.
     pub fn to_line(&self) -> String {
-        self.to_value().to_string()
+        self.body.write_line(Some(self.id), &self.session)
     }
 
     pub fn from_value(value: Value) -> Result<Self, WireError> {
@@ -177,7 +246,12 @@ impl Request {
     }
 
     pub fn from_line(line: &str) -> Result<Self, WireError> {
-        Self::from_value(serde_json::from_str(line)?)
+        let (id, session, kind, fields) = split_line(line)?;
+        Ok(Request {
+            id: id.ok_or(WireError::Envelope("id"))?,
+            session,
+            body: RequestBody::body_from_fields(&kind, fields)?,
+        })
     }
 }
 
@@ -193,7 +267,7 @@ impl Response {
 
     /// One line of JSON, without the newline.
     pub fn to_line(&self) -> String {
-        self.to_value().to_string()
+        self.body.write_line(self.id, &self.session)
     }
 
     pub fn from_value(value: Value) -> Result<Self, WireError> {
@@ -206,7 +280,12 @@ impl Response {
     }
 
     pub fn from_line(line: &str) -> Result<Self, WireError> {
-        Self::from_value(serde_json::from_str(line)?)
+        let (id, session, kind, fields) = split_line(line)?;
+        Ok(Response {
+            id,
+            session,
+            body: ResponseBody::body_from_fields(&kind, fields)?,
+        })
     }
 
     /// The answer to a line that is not a valid request: `id` is echoed when
@@ -602,6 +681,50 @@ mod tests {
     }
 
     #[test]
+    fn a_line_is_the_envelope_and_the_body_in_one_object() {
+        let empty = Request {
+            id: 3,
+            session: "q\"s".into(),
+            body: RequestBody::ResetSession(ResetSessionRequest {}),
+        };
+        assert_eq!(
+            empty.to_line(),
+            r#"{"id":3,"session":"q\"s","type":"reset_session"}"#
+        );
+        let answer = Response::error(None, "s", "bad-request", "x");
+        assert_eq!(
+            answer.to_line(),
+            r#"{"id":null,"session":"s","type":"error","code":"bad-request","message":"x"}"#
+        );
+        for line in [empty.to_line(), answer.to_line()] {
+            let value: Value = serde_json::from_str(&line).unwrap();
+            assert!(value.is_object(), "{line}");
+        }
+        assert_eq!(Request::from_line(&empty.to_line()).unwrap(), empty);
+        assert_eq!(Response::from_line(&answer.to_line()).unwrap(), answer);
+        // Keys in any order, the envelope last; a nested tagged event.
+        let line = r#"{"event":{"vars":{"N":"1"},"kind":"environment"},"type":"record_event","session":"s","id":9}"#;
+        let req = Request::from_line(line).unwrap();
+        assert_eq!(req.id, 9);
+        assert!(matches!(req.body, RequestBody::RecordEvent(_)));
+        assert_eq!(Request::from_line(&req.to_line()).unwrap(), req);
+    }
+
+    #[test]
+    fn no_body_has_a_field_named_like_the_envelope() {
+        // A line is one object: such a field would repeat an envelope key.
+        let schemas = RequestBody::body_schemas()
+            .into_iter()
+            .chain(ResponseBody::body_schemas());
+        for (kind, schema) in schemas {
+            let schema = serde_json::to_value(schema).unwrap();
+            for key in ["id", "session", "type"] {
+                assert!(schema["properties"].get(key).is_none(), "{kind}.{key}");
+            }
+        }
+    }
+
+    #[test]
     fn numbers_keep_every_digit() {
         let line = r#"{"id":1,"session":"s","type":"evaluate","operation":{"id":"mcp:a/b","arguments":{"n":18446744073709551617,"f":0.10000000000000001,"g":1e400}}}"#;
         let req = Request::from_line(line).unwrap();
@@ -633,6 +756,22 @@ mod tests {
         assert!(matches!(
             Request::from_line(r#"{"id":1,"session":"s","type":"project","scope":"Local"}"#),
             Err(WireError::Body { .. })
+        ));
+        assert!(matches!(
+            Request::from_line(r#"{"session":"s","type":"reset_session"}"#),
+            Err(WireError::Envelope("id"))
+        ));
+        assert!(matches!(
+            Request::from_line(r#"{"id":1,"type":"reset_session"}"#),
+            Err(WireError::Envelope("session"))
+        ));
+        assert!(matches!(
+            Request::from_line(r#"{"id":1,"session":"s","type":"reset_session","x":1}"#),
+            Err(WireError::Body { .. })
+        ));
+        assert!(matches!(
+            Request::from_line(r#"{"id":1,"session":"s","type":"reset_session"} x"#),
+            Err(WireError::Json(_))
         ));
     }
 

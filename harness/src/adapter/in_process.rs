@@ -46,11 +46,12 @@ impl Transport for InProcess {
                 session: session.to_owned(),
                 body,
             };
-            let value = self.server.handle(request).to_value();
             // Through text and back, so that the case engine sees exactly
             // what a child process would have sent.
-            let line = value.to_string();
-            let response = Response::from_value(value.clone()).map_err(|e| AdapterError {
+            let line = self.server.handle(request).to_line();
+            let value: serde_json::Value =
+                serde_json::from_str(&line).expect("the reference writes JSON");
+            let response = Response::from_line(&line).map_err(|e| AdapterError {
                 kind: ErrorKind::Protocol,
                 message: format!("the reference sent an invalid answer: {e}"),
                 line: Some(line.clone()),
