@@ -3,7 +3,7 @@
 //!
 //! Every target is `fn(&mut Unstructured, &mut dyn Subject) ->
 //! arbitrary::Result<Option<Finding>>`. The cargo-fuzz targets in `fuzz/`
-//! call [`targets::libfuzzer`] (which panics on a finding); `rbv fuzz`
+//! call [`targets::libfuzzer_target`] (which panics on a finding); `rbv fuzz`
 //! drives the same functions from a seeded RNG on stable; `cargo test`
 //! runs a seeded smoke of each. Running out of bytes is never a finding.
 

@@ -62,29 +62,29 @@ pub fn expected(input: &ManifestInput) -> BTreeMap<&'static str, Option<Band>> {
     out
 }
 
-fn validate(subject: &mut dyn Subject, bundle: &PluginBundle) -> Option<PluginReport> {
+/// Validates the bundle twice in one batch: the answers must agree.
+fn validate_twice(
+    subject: &mut dyn Subject,
+    bundle: &PluginBundle,
+) -> (Option<PluginReport>, Option<PluginReport>) {
     let session = subject.fresh_session();
-    match subject.call(
-        &session,
+    let request = || {
         RequestBody::ValidateManifest(ValidateManifestRequest {
             plugin: bundle.clone(),
-        }),
-    ) {
-        Ok(ResponseBody::Validation(v)) => Some(v.plugin),
-        _ => None,
-    }
+        })
+    };
+    let mut reports = subject
+        .call_batch(&session, vec![request(), request()])
+        .into_iter()
+        .map(|answer| match answer {
+            Ok(ResponseBody::Validation(v)) => Some(v.plugin),
+            _ => None,
+        });
+    (reports.next().flatten(), reports.next().flatten())
 }
 
 fn unlisted_band(subject: &mut dyn Subject, bundle: PluginBundle) -> Option<Band> {
     let session = subject.fresh_session();
-    subject
-        .call(
-            &session,
-            RequestBody::LoadPlugins(LoadPluginsRequest {
-                plugins: vec![bundle],
-            }),
-        )
-        .ok()?;
     let operation = Operation {
         plugin: Some("fuzzed-plugin".into()),
         id: "skill:never-listed".into(),
@@ -93,14 +93,12 @@ fn unlisted_band(subject: &mut dyn Subject, bundle: PluginBundle) -> Option<Band
         trust: Some(Trust::Trusted),
         actor: None,
     };
-    match subject
-        .call(
-            &session,
-            RequestBody::Evaluate(EvaluateRequest { operation }),
-        )
-        .ok()?
-    {
-        ResponseBody::Evaluation(e) => Some(e.band),
+    let load = RequestBody::LoadPlugins(LoadPluginsRequest {
+        plugins: vec![bundle],
+    });
+    let evaluate = RequestBody::Evaluate(EvaluateRequest { operation });
+    match subject.call_batch(&session, vec![load, evaluate]).pop()? {
+        Ok(ResponseBody::Evaluation(e)) => Some(e.band),
         _ => None,
     }
 }
@@ -121,8 +119,7 @@ fn declarations_yaml(map: &BTreeMap<&str, Option<Band>>) -> String {
 pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
     let input = input(u)?;
     let bundle = input.bundle();
-    let (Some(first), Some(second)) = (validate(subject, &bundle), validate(subject, &bundle))
-    else {
+    let (Some(first), Some(second)) = validate_twice(subject, &bundle) else {
         return Ok(None);
     };
     let manifest = yaml_json(&bundle.manifest);

@@ -1,4 +1,6 @@
-//! The fuzz targets: generator → subject → oracle.
+//! The fuzz targets: generator → subject → oracle. A transport failure
+//! (no answer) is the subject's problem, reported by the conformance run:
+//! the oracles judge answers only.
 
 use super::finding::{yaml_json, CaseDraft, Finding};
 use super::gen::{self, Labeled, Truth};
@@ -47,59 +49,79 @@ pub struct Target {
     pub check: Check,
 }
 
+// One constant per target, so that a cargo-fuzz binary names only its own:
+// a binary that went through `TARGETS` (or `by_name`) would keep every
+// target's code reachable, and libFuzzer scans the coverage counters of all
+// linked code after each input.
+
+pub const TOKEN_BINDING: Target = Target {
+    name: "token_binding",
+    needs: &[Capability::Tokens, Capability::Manifest],
+    check: token_binding,
+};
+
+pub const SQL_BYPASS: Target = Target {
+    name: "sql_bypass",
+    needs: &[Capability::Sql, Capability::Manifest],
+    check: sql_bypass,
+};
+
+pub const SHELL_BYPASS: Target = Target {
+    name: "shell_bypass",
+    needs: &[Capability::Shell],
+    check: shell_bypass,
+};
+
+pub const URL_LOOPBACK: Target = Target {
+    name: "url_loopback",
+    needs: &[Capability::Fetch],
+    check: url_loopback,
+};
+
+pub const MANIFEST: Target = Target {
+    name: "manifest",
+    needs: &[Capability::Manifest],
+    check: manifest,
+};
+
+pub const CASE_LOADER: Target = Target {
+    name: "case_loader",
+    needs: &[],
+    check: case_loader,
+};
+
+pub const PROTOCOL_DECODER: Target = Target {
+    name: "protocol_decoder",
+    needs: &[],
+    check: protocol_decoder,
+};
+
 pub const TARGETS: &[Target] = &[
-    Target {
-        name: "token_binding",
-        needs: &[Capability::Tokens, Capability::Manifest],
-        check: token_binding,
-    },
-    Target {
-        name: "sql_bypass",
-        needs: &[Capability::Sql, Capability::Manifest],
-        check: sql_bypass,
-    },
-    Target {
-        name: "shell_bypass",
-        needs: &[Capability::Shell],
-        check: shell_bypass,
-    },
-    Target {
-        name: "url_loopback",
-        needs: &[Capability::Fetch],
-        check: url_loopback,
-    },
-    Target {
-        name: "manifest",
-        needs: &[Capability::Manifest],
-        check: manifest,
-    },
-    Target {
-        name: "case_loader",
-        needs: &[],
-        check: case_loader,
-    },
-    Target {
-        name: "protocol_decoder",
-        needs: &[],
-        check: protocol_decoder,
-    },
+    TOKEN_BINDING,
+    SQL_BYPASS,
+    SHELL_BYPASS,
+    URL_LOOPBACK,
+    MANIFEST,
+    CASE_LOADER,
+    PROTOCOL_DECODER,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static Target> {
     TARGETS.iter().find(|t| t.name == name)
 }
 
-/// Entry point of the cargo-fuzz binaries: the reference in-process, or the
-/// mutant named by `RBV_MUTANT`; a finding panics (libFuzzer's crash).
+/// Entry point of the cargo-fuzz binaries, one target each (`fuzz/fuzz_targets`
+/// passes its constant, e.g. `libfuzzer_target(&TOKEN_BINDING, data)`): the
+/// reference in-process, or the mutant named by `RBV_MUTANT`; a finding
+/// panics (libFuzzer's crash).
 ///
 /// Each input gets a fresh subject. Sessions that outlive their input would
 /// make every input end with more allocations than frees, and libFuzzer then
 /// runs a full LeakSanitizer scan after each one (about 100 exec/s instead
 /// of tens of thousands).
-pub fn libfuzzer(name: &str, data: &[u8]) {
+pub fn libfuzzer_target(target: &Target, data: &[u8]) {
     use std::sync::OnceLock;
     static MUTANT: OnceLock<Option<rbv_reference::Mutant>> = OnceLock::new();
-    let target = by_name(name).unwrap_or_else(|| panic!("no fuzz target `{name}`"));
     let mutant = *MUTANT.get_or_init(|| {
         rbv_reference::Mutant::from_env().unwrap_or_else(|e| panic!("RBV_MUTANT: {e}"))
     });
@@ -111,12 +133,6 @@ pub fn libfuzzer(name: &str, data: &[u8]) {
             finding.to_yaml(data, "unpromoted")
         );
     }
-}
-
-fn call(subject: &mut dyn Subject, session: &str, body: RequestBody) -> Option<ResponseBody> {
-    // A transport failure is the subject's problem, reported by the
-    // conformance run; the fuzz oracle only judges answers.
-    subject.call(session, body).ok()
 }
 
 // ---------------------------------------------------------------- tokens
@@ -169,34 +185,36 @@ fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Opti
     let t = input(u)?;
     let plugins = escalating_plugins(&[&t.a, &t.b]);
     let session = subject.fresh_session();
-    call(
-        subject,
-        &session,
-        RequestBody::LoadPlugins(LoadPluginsRequest {
-            plugins: plugins.clone(),
-        }),
-    );
     let human = Approver {
         kind: ApproverKind::Human,
         name: "user".into(),
     };
-    let approve = |subject: &mut dyn Subject, op: &Operation, approver: Approver| match call(
-        subject,
-        &session,
-        RequestBody::Approve(ApproveRequest {
+    // Every probe approves once, first: the plugins load in the same batch
+    // (neither waits on the other's answer; over a pipe, one round trip).
+    let approve = |subject: &mut dyn Subject, op: &Operation, approver: Approver| {
+        let load = RequestBody::LoadPlugins(LoadPluginsRequest {
+            plugins: plugins.clone(),
+        });
+        let approve = RequestBody::Approve(ApproveRequest {
             operation: op.clone(),
             approver,
-        }),
-    ) {
-        Some(ResponseBody::Approval(a)) if a.granted => a.token,
-        _ => None,
+        });
+        match subject.call_batch(&session, vec![load, approve]).pop() {
+            Some(Ok(ResponseBody::Approval(a))) if a.granted => a.token,
+            _ => None,
+        }
     };
-    let invoke = |subject: &mut dyn Subject, op: &Operation, token: &str| {
+    // Whether every one of `times` redemptions of the token is allowed,
+    // all sent in one batch.
+    let invoke = |subject: &mut dyn Subject, op: &Operation, token: &str, times: usize| {
         let body = RequestBody::Invoke(InvokeRequest {
             operation: op.clone(),
             token: Some(token.to_owned()),
         });
-        matches!(call(subject, &session, body), Some(ResponseBody::Invocation(i)) if i.allowed)
+        let answers = subject.call_batch(&session, vec![body; times]);
+        answers
+            .iter()
+            .all(|a| matches!(a, Ok(ResponseBody::Invocation(i)) if i.allowed))
     };
     // Only a finding needs its case text.
     let load = || format!("  - load_plugins:\n{}", plugins_yaml(&plugins));
@@ -208,7 +226,7 @@ fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Opti
             let Some(token) = approve(subject, &t.a, human) else {
                 return Ok(None);
             };
-            if !invoke(subject, &t.b, &token) {
+            if !invoke(subject, &t.b, &token, 1) {
                 return Ok(None);
             }
             Ok(Some(Finding {
@@ -238,7 +256,7 @@ fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Opti
             let Some(token) = approve(subject, &t.a, human) else {
                 return Ok(None);
             };
-            if !invoke(subject, &t.a, &token) || !invoke(subject, &t.a, &token) {
+            if !invoke(subject, &t.a, &token, 2) {
                 return Ok(None);
             }
             Ok(Some(Finding {
@@ -324,19 +342,17 @@ struct ClassifierProbe<'a> {
 impl ClassifierProbe<'_> {
     fn run(self, subject: &mut dyn Subject) -> Option<Finding> {
         let session = subject.fresh_session();
+        let mut batch = Vec::with_capacity(2);
         if !self.plugins.is_empty() {
-            call(
-                subject,
-                &session,
-                RequestBody::LoadPlugins(LoadPluginsRequest {
-                    plugins: self.plugins.clone(),
-                }),
-            );
+            batch.push(RequestBody::LoadPlugins(LoadPluginsRequest {
+                plugins: self.plugins.clone(),
+            }));
         }
-        let body = RequestBody::Evaluate(EvaluateRequest {
+        batch.push(RequestBody::Evaluate(EvaluateRequest {
             operation: self.operation.clone(),
-        });
-        let Some(ResponseBody::Evaluation(e)) = call(subject, &session, body) else {
+        }));
+        let Some(Ok(ResponseBody::Evaluation(e))) = subject.call_batch(&session, batch).pop()
+        else {
             return None;
         };
         let kind = judge(e.band, self.labeled.truth)?;
