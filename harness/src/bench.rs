@@ -122,10 +122,37 @@ fn replay(
     Ok(started.elapsed())
 }
 
+/// Time the reference spent per kind of request: count and total.
+type ByKind = BTreeMap<String, (u32, Duration)>;
+
+/// A request's kind for the breakdown: its wire type, and for operations
+/// the payload kind (`evaluate sql`), which decides the inspector.
+fn kind_of(body: &RequestBody) -> String {
+    let operation = match body {
+        RequestBody::Evaluate(r) => Some(&r.operation),
+        RequestBody::Approve(r) => Some(&r.operation),
+        RequestBody::Invoke(r) => Some(&r.operation),
+        _ => None,
+    };
+    match operation.and_then(|o| o.kind) {
+        Some(kind) => format!(
+            "{} {}",
+            body.kind(),
+            serde_json::json!(kind).as_str().unwrap_or("?")
+        ),
+        None => body.kind().to_owned(),
+    }
+}
+
 /// Feeds the recorded requests, as wire lines, straight to a reference
-/// server per worker: the implementation's own share of (a).
-fn reference_alone(lines: &[Vec<String>], jobs: usize) -> Duration {
-    let (tx, rx) = unbounded::<&Vec<String>>();
+/// server per worker: the implementation's own share of (a). Adds each
+/// request's time to `by_kind`.
+fn reference_alone(
+    lines: &[Vec<(String, String)>],
+    jobs: usize,
+    by_kind: &Mutex<ByKind>,
+) -> Duration {
+    let (tx, rx) = unbounded::<&Vec<(String, String)>>();
     for session in lines {
         tx.send(session).expect("the receiver is alive");
     }
@@ -136,10 +163,22 @@ fn reference_alone(lines: &[Vec<String>], jobs: usize) -> Duration {
             let rx = rx.clone();
             scope.spawn(move || {
                 let mut server = rbv_reference::Server::new(None);
+                let mut mine = ByKind::new();
                 for session in rx.iter() {
-                    for line in session {
+                    for (kind, line) in session {
+                        let start = Instant::now();
                         std::hint::black_box(server.handle_line(line));
+                        let took = start.elapsed();
+                        let entry = mine.entry(kind.clone()).or_default();
+                        entry.0 += 1;
+                        entry.1 += took;
                     }
+                }
+                let mut all = by_kind.lock().unwrap_or_else(|e| e.into_inner());
+                for (kind, (n, took)) in mine {
+                    let entry = all.entry(kind).or_default();
+                    entry.0 += n;
+                    entry.1 += took;
                 }
             });
         }
@@ -199,7 +238,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             .collect();
     let requests: usize = sessions.iter().flatten().map(Vec::len).sum();
     let mut id = 0;
-    let lines: Vec<Vec<String>> = sessions
+    let lines: Vec<Vec<(String, String)>> = sessions
         .iter()
         .enumerate()
         .map(|(n, batches)| {
@@ -209,12 +248,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 .map(|body| {
                     id += 1;
                     let session = format!("s-{n}");
-                    rbv_protocol::Request {
+                    let kind = kind_of(body);
+                    let line = rbv_protocol::Request {
                         id,
                         session,
                         body: body.clone(),
                     }
-                    .to_line()
+                    .to_line();
+                    (kind, line)
                 })
                 .collect()
         })
@@ -225,12 +266,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     // Rounds interleave the figures, so that a load change on a shared
     // machine shifts a whole round, and ratios are taken within a round.
     let mut rounds = Vec::new();
+    let by_kind = Mutex::new(ByKind::new());
     for round in 0..runs {
         let a = runner::run(&suite.cases, &persistent, &options).elapsed;
         let b = replay(&echo, &sessions, jobs)?;
         let c = runner::run(&suite.cases, &per_case, &options).elapsed;
         let d = runner::run(&suite.cases, &in_process, &options).elapsed;
-        let e = reference_alone(&lines, jobs);
+        let e = reference_alone(&lines, jobs, &by_kind);
         println!(
             "    round {}: (a) {:.1} ms  (b) {:.1} ms  (c) {:.1} ms  (d) {:.1} ms  (e) {:.1} ms  load {}",
             round + 1,
@@ -283,6 +325,19 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         "(e) the reference alone, the same request lines, no harness: {:.1} ms: the implementation's own share of (a)",
         e * 1e3
     );
+    let by_kind = by_kind.into_inner().unwrap_or_else(|e| e.into_inner());
+    let total: Duration = by_kind.values().map(|v| v.1).sum();
+    let mut rows: Vec<_> = by_kind.into_iter().collect();
+    rows.sort_by_key(|(_, (_, took))| std::cmp::Reverse(*took));
+    println!("    (e) by request, all rounds: kind, requests per round, mean µs, share of (e)");
+    for (kind, (n, took)) in rows {
+        println!(
+            "        {kind:<24} {:>5} {:>7.1} {:>5.1}%",
+            n as usize / runs,
+            took.as_secs_f64() * 1e6 / f64::from(n.max(1)),
+            took.as_secs_f64() / total.as_secs_f64().max(1e-12) * 100.0
+        );
+    }
     println!("load average after: {}", load_average());
     Ok(ExitCode::SUCCESS)
 }

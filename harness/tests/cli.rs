@@ -311,3 +311,25 @@ fn a_baseline_excuses_listed_failures_and_a_stale_entry_fails_the_run() {
         .any(|l| l.contains("stale baseline entry (the case passes): projection/cli-external")));
     assert!(report.join("report.json").is_file() && report.join("junit.xml").is_file());
 }
+
+#[test]
+fn bench_reports_every_figure_and_the_reference_by_request() {
+    let dir = corpus(&[("REQUIREMENTS.yaml", REQUIREMENTS), ("good.yaml", GOOD)]);
+    let out = rbv(&["bench", "--runs", "1", "--jobs", "1"], dir.path());
+    assert!(out.status.success(), "{out:?}");
+    let lines = stdout_lines(&out);
+    for figure in ["(a) ", "(b) ", "(c) ", "(d) ", "(e) "] {
+        assert!(
+            lines.iter().any(|l| l.starts_with(figure)),
+            "{figure}missing: {lines:#?}"
+        );
+    }
+    // Both cases send one `project` each; the breakdown counts them.
+    let project = lines
+        .iter()
+        .find(|l| l.trim_start().starts_with("project "))
+        .unwrap_or_else(|| panic!("no breakdown row: {lines:#?}"));
+    let fields: Vec<&str> = project.split_whitespace().collect();
+    assert_eq!(fields[1], "2", "{project}");
+    assert!(fields[3].ends_with('%'), "{project}");
+}

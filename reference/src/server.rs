@@ -101,10 +101,13 @@ impl Server {
     }
 
     fn session(&mut self, name: &str) -> &mut Session {
-        let mutant = self.mutant;
-        self.sessions
-            .entry(name.to_owned())
-            .or_insert_with(|| Session::new(mutant))
+        // Looked up before inserting, so that the name is copied only once
+        // per session, not on every request.
+        if !self.sessions.contains_key(name) {
+            self.sessions
+                .insert(name.to_owned(), Session::new(self.mutant));
+        }
+        self.sessions.get_mut(name).expect("inserted above")
     }
 
     fn dispatch(&mut self, session: &str, body: RequestBody) -> ResponseBody {

@@ -17,27 +17,31 @@ use std::fmt;
 /// The extension namespace rbv reads.
 pub const EXTENSION_NAMESPACE: &str = "org.agent-plugins.permissions";
 
-/// A JSON Pointer (RFC 6901) under construction.
+/// A JSON Pointer (RFC 6901) under construction, kept as its text: every
+/// entry of every manifest gets one, so a push is one small string.
 #[derive(Clone, Debug, Default)]
-pub struct Pointer(Vec<String>);
+pub struct Pointer(String);
 
 impl Pointer {
     pub fn root() -> Self {
-        Pointer(Vec::new())
+        Pointer(String::new())
     }
     pub fn push(&self, segment: &str) -> Pointer {
-        let mut next = self.0.clone();
-        next.push(segment.to_owned());
+        let mut next = String::with_capacity(self.0.len() + segment.len() + 1);
+        next.push_str(&self.0);
+        next.push('/');
+        if segment.contains(['~', '/']) {
+            next.push_str(&segment.replace('~', "~0").replace('/', "~1"));
+        } else {
+            next.push_str(segment);
+        }
         Pointer(next)
     }
 }
 
 impl fmt::Display for Pointer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for segment in &self.0 {
-            write!(f, "/{}", segment.replace('~', "~0").replace('/', "~1"))?;
-        }
-        Ok(())
+        f.write_str(&self.0)
     }
 }
 

@@ -461,3 +461,12 @@ fn declared_axes_project_under_the_profile() {
     let default = load_json(m);
     assert_eq!(default.report.declarations["mcp:a/local"], Band::Escalate);
 }
+
+#[test]
+fn pointers_escape_tilde_and_slash_per_rfc_6901() {
+    assert_eq!(Pointer::root().to_string(), "");
+    let p = Pointer::root().push("extensions").push("a/b~c").push("0");
+    assert_eq!(p.to_string(), "/extensions/a~1b~0c/0");
+    // `~1` in a key is data: its tilde is escaped first.
+    assert_eq!(Pointer::root().push("~1").to_string(), "/~01");
+}
