@@ -134,6 +134,17 @@ macro_rules! messages {
                 match self { $($family::$variant(_) => $tag),+ }
             }
 
+            /// The message as JSON without the envelope's `id` and
+            /// `session`: its `type` and its body's fields.
+            pub fn typed_value(&self) -> Value {
+                let mut map = Map::new();
+                map.insert("type".into(), Value::String(self.kind().to_owned()));
+                if let Value::Object(fields) = self.body_to_value() {
+                    map.extend(fields);
+                }
+                Value::Object(map)
+            }
+
             fn body_to_value(&self) -> Value {
                 let result = match self { $($family::$variant(b) => serde_json::to_value(b)),+ };
                 result.expect("message bodies always serialize")

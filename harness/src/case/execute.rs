@@ -11,8 +11,8 @@ use crate::transport::{Observation, Transport};
 use crate::verdict::{ErrorKind, ErrorVerdict, FailKind, Failure, Verdict};
 use rbv_protocol::{
     ApproveRequest, Capability, DiffManifestsRequest, EvaluateRequest, InvokeRequest,
-    LoadPluginsRequest, RecordEventRequest, Request, RequestBody, ResetSessionRequest,
-    ResponseBody, ValidateManifestRequest,
+    LoadPluginsRequest, RecordEventRequest, RequestBody, ResetSessionRequest, ResponseBody,
+    ValidateManifestRequest,
 };
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -155,20 +155,6 @@ fn bodies(action: &Action, captures: &BTreeMap<String, Value>) -> Result<Vec<Req
     }])
 }
 
-fn wire(session: &str, body: RequestBody) -> Value {
-    let mut value = Request {
-        id: 0,
-        session: session.to_owned(),
-        body,
-    }
-    .to_value();
-    if let Value::Object(map) = &mut value {
-        map.remove("id");
-        map.remove("session");
-    }
-    value
-}
-
 fn lookup<'a>(answer: &'a Value, path: &str) -> Option<&'a Value> {
     path.split('.').try_fold(answer, |v, key| match v {
         Value::Array(items) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
@@ -202,7 +188,7 @@ fn send(
         expects_unsupported,
         needs,
     } = batch;
-    let requests: Vec<Value> = bodies.iter().map(|b| wire(session, b.clone())).collect();
+    let requests: Vec<Value> = bodies.iter().map(RequestBody::typed_value).collect();
     let count = bodies.len();
     let result = transport.exchange(session, bodies);
     let observations = match result {
