@@ -7,7 +7,7 @@ use super::model::{Action, Step, Token};
 use super::requirements::same_value;
 use super::steps;
 use super::Case;
-use crate::transport::{Observation, Transport};
+use crate::transport::Transport;
 use crate::verdict::{ErrorKind, ErrorVerdict, FailKind, Failure, Verdict};
 use rbv_protocol::{
     ApproveRequest, Capability, DiffManifestsRequest, EvaluateRequest, InvokeRequest,
@@ -173,14 +173,14 @@ struct Batch {
     needs: BTreeSet<Capability>,
 }
 
-/// Sends one batch and checks the answers are well-formed answers to it.
-/// `Err` is the verdict.
+/// Sends one batch and checks the answers are well-formed answers to it;
+/// returns where they stand in `run.exchanges`. `Err` is the verdict.
 fn send(
     transport: &mut dyn Transport,
     session: &str,
     batch: Batch,
     run: &mut CaseRun,
-) -> Result<Vec<Observation>, Verdict> {
+) -> Result<std::ops::Range<usize>, Verdict> {
     let Batch {
         number,
         what,
@@ -210,25 +210,39 @@ fn send(
             }));
         }
     };
-    for (i, request) in requests.into_iter().enumerate() {
-        let o = observations.get(i);
+    // The answers move into the run's record (reports show them); the
+    // caller judges them there, so nothing is copied.
+    let start = run.exchanges.len();
+    let answered = observations.len();
+    let mut observations = observations.into_iter();
+    let mut typed = Vec::with_capacity(answered);
+    for request in requests {
+        let o = observations.next();
+        let (response, line) = match o {
+            Some(o) => {
+                typed.push(o.response);
+                (Some(o.value), Some(o.line))
+            }
+            None => (None, None),
+        };
         run.exchanges.push(Exchange {
             step: number,
             request,
-            response: o.map(|o| o.value.clone()),
-            line: o.map(|o| o.line.clone()),
+            response,
+            line,
         });
     }
-    if observations.len() != count {
-        let message = format!("{count} requests got {} answers", observations.len());
+    if answered != count {
+        let message = format!("{count} requests got {answered} answers");
         return Err(protocol(number, message, None));
     }
-    for o in &observations {
-        let response = match &o.response {
+    let line = |i: usize| run.exchanges[start + i].line.clone();
+    for (i, response) in typed.iter().enumerate() {
+        let response = match response {
             Ok(r) => r,
             Err(why) => {
                 let message = format!("step {number} ({what}): not a valid answer: {why}");
-                return Err(protocol(number, message, Some(o.line.clone())));
+                return Err(protocol(number, message, line(i)));
             }
         };
         if response.session != session {
@@ -236,7 +250,7 @@ fn send(
                 "step {number} ({what}): answer for session `{}` to a request in session `{session}`",
                 response.session
             );
-            return Err(protocol(number, message, Some(o.line.clone())));
+            return Err(protocol(number, message, line(i)));
         }
         if let ResponseBody::Unsupported(u) = &response.body {
             if !expects_unsupported {
@@ -253,11 +267,19 @@ fn send(
                         u.message
                     )
                 };
-                return Err(protocol(number, message, Some(o.line.clone())));
+                return Err(protocol(number, message, line(i)));
             }
         }
     }
-    Ok(observations)
+    Ok(start..start + count)
+}
+
+/// The answers of a batch that `send` accepted, from the run's record.
+fn answers(run: &CaseRun, sent: std::ops::Range<usize>) -> Vec<&Value> {
+    run.exchanges[sent]
+        .iter()
+        .map(|e| e.response.as_ref().expect("send checked every answer"))
+        .collect()
 }
 
 fn run_step(
@@ -291,8 +313,8 @@ fn run_step(
         expects_unsupported: unsupported,
         needs,
     };
-    let observations = send(transport, session, batch, run)?;
-    let answers: Vec<&Value> = observations.iter().map(|o| &o.value).collect();
+    let sent = send(transport, session, batch, run)?;
+    let answers = answers(run, sent);
     if let Some(m) = judge::judge(step, &answers) {
         return Err(failure(number, what, m));
     }
@@ -337,18 +359,15 @@ pub fn execute(case: &Case, transport: &mut dyn Transport, session: &str) -> Cas
             needs: BTreeSet::from([Capability::Manifest]),
         };
         match send(transport, session, batch, &mut run) {
-            Ok(obs) => {
-                let got = obs[0]
-                    .value
-                    .get("type")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
+            Ok(sent) => {
+                let answer = answers(&run, sent)[0];
+                let got = answer.get("type").and_then(Value::as_str).unwrap_or("");
                 if got != "loaded" {
                     let m = Missed {
                         kind: FailKind::Mismatch,
                         message: format!("loading the case's plugins got `{got}`, not `loaded`"),
                         expected: serde_json::json!({ "type": "loaded" }),
-                        observed: obs[0].value.clone(),
+                        observed: answer.clone(),
                     };
                     run.verdict = failure(0, "load_plugins", m);
                     return run;
