@@ -207,3 +207,35 @@ fn a_promoted_finding_passes_on_the_reference_and_fails_on_its_mutant() {
         );
     }
 }
+
+#[test]
+fn the_libfuzzer_entry_fuzzes_an_implementation_named_by_rbv_impl() {
+    use rbv::fuzz::driver::artifact;
+    use rbv::fuzz::subject::LibFuzzerSubject;
+    let target = &targets::TOKEN_BINDING;
+    let adapter = |extra: &str| format!("{} adapter{extra}", env!("CARGO_BIN_EXE_rbv"));
+    let first_finding = |subject: &LibFuzzerSubject| {
+        (0..300u64).find(|&i| {
+            matches!(
+                subject.check(target.check, &artifact(0x5eed, i)),
+                Ok(Some(_))
+            )
+        })
+    };
+    // One child for the whole run: the reference over the protocol survives…
+    let reference = LibFuzzerSubject::new(Some(adapter("")), None, target.needs);
+    assert!(matches!(reference, LibFuzzerSubject::Implementation(_)));
+    assert_eq!(first_finding(&reference), None);
+    // …and a mutant behind the same protocol is caught.
+    let mutant = LibFuzzerSubject::new(
+        Some(adapter(" --mutant shape-bound-token")),
+        None,
+        target.needs,
+    );
+    assert!(first_finding(&mutant).is_some());
+    // Without RBV_IMPL the reference (or a mutant) is linked in.
+    assert!(matches!(
+        LibFuzzerSubject::new(None, Some(Mutant::ShapeBoundToken), target.needs),
+        LibFuzzerSubject::Reference(Some(Mutant::ShapeBoundToken))
+    ));
+}

@@ -1,6 +1,7 @@
 //! What a fuzz target talks to: the reference (or a mutant) linked in, or
 //! any implementation over the protocol.
 
+use crate::adapter::Connect;
 use crate::transport::Transport;
 use rbv_protocol::{Capability, Request, RequestBody, ResponseBody};
 use rbv_reference::{Mutant, Server};
@@ -201,6 +202,69 @@ impl Subject for OverTransport {
     fn name(&self) -> String {
         let info = &self.transport.identity().handshake.implementation;
         format!("{} {}", info.name, info.version)
+    }
+}
+
+/// What a cargo-fuzz binary fuzzes, chosen once per run from the
+/// environment: `RBV_IMPL` names an implementation (one child for the whole
+/// run, its sessions reused and reset), else the reference or the mutant
+/// `RBV_MUTANT` names, linked in and fresh for every input (see
+/// `targets::libfuzzer_target`).
+pub enum LibFuzzerSubject {
+    Implementation(std::sync::Mutex<OverTransport>),
+    Reference(Option<Mutant>),
+}
+
+impl LibFuzzerSubject {
+    /// Panics on a setting the run cannot mean anything with (libFuzzer
+    /// reports the panic's message as its crash).
+    pub fn from_env(needs: &[Capability]) -> Self {
+        let mutant = Mutant::from_env().unwrap_or_else(|e| panic!("RBV_MUTANT: {e}"));
+        let command = std::env::var("RBV_IMPL").ok();
+        Self::new(command.filter(|c| !c.trim().is_empty()), mutant, needs)
+    }
+
+    pub fn new(command: Option<String>, mutant: Option<Mutant>, needs: &[Capability]) -> Self {
+        let Some(command) = command else {
+            return LibFuzzerSubject::Reference(mutant);
+        };
+        assert!(
+            mutant.is_none(),
+            "RBV_IMPL and RBV_MUTANT name two subjects: set one"
+        );
+        // Before the spawn, so that the child shares the CPU (see
+        // `adapter::affinity`).
+        crate::adapter::affinity::pin_current_thread_here();
+        let transport =
+            crate::adapter::Target::Process(crate::adapter::ProcessConfig::new(command.clone()))
+                .connect()
+                .unwrap_or_else(|e| panic!("RBV_IMPL: cannot start `{command}`: {}", e.message));
+        let subject = OverTransport::new(transport);
+        if let Some(missing) = needs.iter().find(|c| !subject.claims(**c)) {
+            panic!(
+                "RBV_IMPL: `{command}` does not claim `{}`, which this target needs",
+                missing.as_str()
+            );
+        }
+        LibFuzzerSubject::Implementation(std::sync::Mutex::new(subject))
+    }
+
+    /// Runs one check on this input's subject.
+    pub fn check(
+        &self,
+        check: super::targets::Check,
+        data: &[u8],
+    ) -> arbitrary::Result<Option<super::finding::Finding>> {
+        let mut u = arbitrary::Unstructured::new(data);
+        match self {
+            LibFuzzerSubject::Implementation(subject) => {
+                let mut subject = subject.lock().unwrap_or_else(|e| e.into_inner());
+                let found = check(&mut u, &mut *subject);
+                subject.end_exec();
+                found
+            }
+            LibFuzzerSubject::Reference(mutant) => check(&mut u, &mut InProcess::new(*mutant)),
+        }
     }
 }
 

@@ -112,22 +112,20 @@ pub fn by_name(name: &str) -> Option<&'static Target> {
 
 /// Entry point of the cargo-fuzz binaries, one target each (`fuzz/fuzz_targets`
 /// passes its constant, e.g. `libfuzzer_target(&TOKEN_BINDING, data)`): the
-/// reference in-process, or the mutant named by `RBV_MUTANT`; a finding
-/// panics (libFuzzer's crash).
+/// reference in-process, the mutant named by `RBV_MUTANT`, or the
+/// implementation `RBV_IMPL` names, over the protocol; a finding panics
+/// (libFuzzer's crash).
 ///
-/// Each input gets a fresh subject. Sessions that outlive their input would
+/// In-process, each input gets a fresh subject. Sessions that outlive their input would
 /// make every input end with more allocations than frees, and libFuzzer then
 /// runs a full LeakSanitizer scan after each one (about 100 exec/s instead
 /// of tens of thousands).
 pub fn libfuzzer_target(target: &Target, data: &[u8]) {
+    use super::subject::LibFuzzerSubject;
     use std::sync::OnceLock;
-    static MUTANT: OnceLock<Option<rbv_reference::Mutant>> = OnceLock::new();
-    let mutant = *MUTANT.get_or_init(|| {
-        rbv_reference::Mutant::from_env().unwrap_or_else(|e| panic!("RBV_MUTANT: {e}"))
-    });
-    let mut subject = super::subject::InProcess::new(mutant);
-    let mut u = Unstructured::new(data);
-    if let Ok(Some(finding)) = (target.check)(&mut u, &mut subject) {
+    static SUBJECT: OnceLock<LibFuzzerSubject> = OnceLock::new();
+    let subject = SUBJECT.get_or_init(|| LibFuzzerSubject::from_env(target.needs));
+    if let Ok(Some(finding)) = subject.check(target.check, data) {
         panic!(
             "{finding}\n--- case ---\n{}",
             finding.to_yaml(data, "unpromoted")
