@@ -116,10 +116,10 @@ pub fn by_name(name: &str) -> Option<&'static Target> {
 /// implementation `RBV_IMPL` names, over the protocol; a finding panics
 /// (libFuzzer's crash).
 ///
-/// In-process, each input gets a fresh subject. Sessions that outlive their input would
-/// make every input end with more allocations than frees, and libFuzzer then
-/// runs a full LeakSanitizer scan after each one (about 100 exec/s instead
-/// of tens of thousands).
+/// In-process, each input gets a fresh subject. Sessions that outlive their
+/// input would make every input end with more allocations than frees, and
+/// libFuzzer then runs a full LeakSanitizer scan after each one (about 100
+/// exec/s instead of tens of thousands).
 pub fn libfuzzer_target(target: &Target, data: &[u8]) {
     use super::subject::LibFuzzerSubject;
     use std::sync::OnceLock;
