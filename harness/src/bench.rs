@@ -16,7 +16,7 @@ use crate::cli::run::self_adapter;
 use crate::runner::{self, RunOptions, Summary};
 use crate::transport::{AdapterError, Identity, Observation, Transport};
 use clap::Args;
-use crossbeam_channel::unbounded;
+use crossbeam_channel::{unbounded, Receiver};
 use rbv_protocol::RequestBody;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -82,6 +82,33 @@ impl Connect for Recording<'_> {
     }
 }
 
+/// Hands `items` out to `jobs` workers as each frees up, the way the runner
+/// hands out cases; returns each worker's result.
+fn on_workers<T: Sync, R: Send>(
+    items: &[T],
+    jobs: usize,
+    work: impl Fn(usize, Receiver<&T>) -> R + Sync,
+) -> Vec<R> {
+    let (tx, rx) = unbounded::<&T>();
+    for item in items {
+        tx.send(item).expect("the receiver is alive");
+    }
+    drop(tx);
+    let work = &work;
+    thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|w| {
+                let rx = rx.clone();
+                scope.spawn(move || work(w, rx))
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("a bench worker panicked"))
+            .collect()
+    })
+}
+
 /// Sends every recorded batch to fresh children of `config` on `jobs`
 /// workers, one session after another, as the runner would.
 fn replay(
@@ -89,37 +116,22 @@ fn replay(
     sessions: &[Vec<Vec<RequestBody>>],
     jobs: usize,
 ) -> anyhow::Result<Duration> {
-    let (tx, rx) = unbounded::<&Vec<Vec<RequestBody>>>();
     let started = Instant::now();
-    let failures = thread::scope(|scope| {
-        let workers: Vec<_> = (0..jobs)
-            .map(|w| {
-                let rx = rx.clone();
-                scope.spawn(move || -> Result<(), AdapterError> {
-                    let mut child = ProcessTransport::spawn(config)?;
-                    for (n, batches) in rx.iter().enumerate() {
-                        let session = format!("{w}-{n}");
-                        for batch in batches {
-                            child.exchange(&session, batch.clone())?;
-                        }
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        for session in sessions {
-            tx.send(session).expect("workers are alive");
+    let results = on_workers(sessions, jobs, |w, rx| -> Result<(), AdapterError> {
+        let mut child = ProcessTransport::spawn(config)?;
+        for (n, batches) in rx.iter().enumerate() {
+            let session = format!("{w}-{n}");
+            for batch in batches {
+                child.exchange(&session, batch.clone())?;
+            }
         }
-        drop(tx);
-        workers
-            .into_iter()
-            .filter_map(|w| w.join().expect("replay worker").err())
-            .collect::<Vec<_>>()
+        Ok(())
     });
-    if let Some(error) = failures.first() {
+    let elapsed = started.elapsed();
+    if let Some(error) = results.into_iter().find_map(Result::err) {
         anyhow::bail!("echo replay failed: {}", error.message);
     }
-    Ok(started.elapsed())
+    Ok(elapsed)
 }
 
 /// Time the reference spent per kind of request: count and total.
@@ -147,43 +159,29 @@ fn kind_of(body: &RequestBody) -> String {
 /// Feeds the recorded requests, as wire lines, straight to a reference
 /// server per worker: the implementation's own share of (a). Adds each
 /// request's time to `by_kind`.
-fn reference_alone(
-    lines: &[Vec<(String, String)>],
-    jobs: usize,
-    by_kind: &Mutex<ByKind>,
-) -> Duration {
-    let (tx, rx) = unbounded::<&Vec<(String, String)>>();
-    for session in lines {
-        tx.send(session).expect("the receiver is alive");
-    }
-    drop(tx);
+fn reference_alone(lines: &[Vec<(String, String)>], jobs: usize, by_kind: &mut ByKind) -> Duration {
     let started = Instant::now();
-    thread::scope(|scope| {
-        for _ in 0..jobs {
-            let rx = rx.clone();
-            scope.spawn(move || {
-                let mut server = rbv_reference::Server::new(None);
-                let mut mine = ByKind::new();
-                for session in rx.iter() {
-                    for (kind, line) in session {
-                        let start = Instant::now();
-                        std::hint::black_box(server.handle_line(line));
-                        let took = start.elapsed();
-                        let entry = mine.entry(kind.clone()).or_default();
-                        entry.0 += 1;
-                        entry.1 += took;
-                    }
-                }
-                let mut all = by_kind.lock().unwrap_or_else(|e| e.into_inner());
-                for (kind, (n, took)) in mine {
-                    let entry = all.entry(kind).or_default();
-                    entry.0 += n;
-                    entry.1 += took;
-                }
-            });
+    let per_worker = on_workers(lines, jobs, |_, rx| {
+        let mut server = rbv_reference::Server::new(None);
+        let mut mine = ByKind::new();
+        for session in rx.iter() {
+            for (kind, line) in session {
+                let start = Instant::now();
+                std::hint::black_box(server.handle_line(line));
+                let entry = mine.entry(kind.clone()).or_default();
+                entry.0 += 1;
+                entry.1 += start.elapsed();
+            }
         }
+        mine
     });
-    started.elapsed()
+    let elapsed = started.elapsed();
+    for (kind, (n, took)) in per_worker.into_iter().flatten() {
+        let entry = by_kind.entry(kind).or_default();
+        entry.0 += n;
+        entry.1 += took;
+    }
+    elapsed
 }
 
 fn median(mut samples: Vec<f64>) -> f64 {
@@ -266,13 +264,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     // Rounds interleave the figures, so that a load change on a shared
     // machine shifts a whole round, and ratios are taken within a round.
     let mut rounds = Vec::new();
-    let by_kind = Mutex::new(ByKind::new());
+    let mut by_kind = ByKind::new();
     for round in 0..runs {
         let a = runner::run(&suite.cases, &persistent, &options).elapsed;
         let b = replay(&echo, &sessions, jobs)?;
         let c = runner::run(&suite.cases, &per_case, &options).elapsed;
         let d = runner::run(&suite.cases, &in_process, &options).elapsed;
-        let e = reference_alone(&lines, jobs, &by_kind);
+        let e = reference_alone(&lines, jobs, &mut by_kind);
         println!(
             "    round {}: (a) {:.1} ms  (b) {:.1} ms  (c) {:.1} ms  (d) {:.1} ms  (e) {:.1} ms  load {}",
             round + 1,
@@ -325,7 +323,6 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         "(e) the reference alone, the same request lines, no harness: {:.1} ms: the implementation's own share of (a)",
         e * 1e3
     );
-    let by_kind = by_kind.into_inner().unwrap_or_else(|e| e.into_inner());
     let total: Duration = by_kind.values().map(|v| v.1).sum();
     let mut rows: Vec<_> = by_kind.into_iter().collect();
     rows.sort_by_key(|(_, (_, took))| std::cmp::Reverse(*took));
