@@ -182,7 +182,7 @@ fn requests_of(run: Option<&CaseRun>, step: usize) -> Option<String> {
         .exchanges
         .iter()
         .filter(|e| e.step == step)
-        .map(|e| pretty(&e.request))
+        .map(|e| pretty(&e.request_value()))
         .collect();
     (!sent.is_empty()).then(|| sent.join("\n"))
 }

@@ -57,6 +57,32 @@ fn split_envelope(value: Value) -> Result<(Option<u64>, String, String, Value), 
     Ok((id, session, kind, Value::Object(map)))
 }
 
+/// The envelope keys, which are not the body's.
+const ENVELOPE: [&str; 3] = ["id", "session", "type"];
+
+/// A message's envelope and, borrowed, its object (whose other keys are
+/// the body).
+type BorrowedMessage<'a> = (Option<u64>, &'a str, &'a str, &'a Map<String, Value>);
+
+/// [`split_envelope`] without taking the message apart.
+fn split_envelope_ref(value: &Value) -> Result<BorrowedMessage<'_>, WireError> {
+    let Value::Object(map) = value else {
+        return Err(WireError::NotAnObject);
+    };
+    let id = match map.get("id") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => Some(n.as_u64().ok_or(WireError::Envelope("id"))?),
+        Some(_) => return Err(WireError::Envelope("id")),
+    };
+    let Some(Value::String(session)) = map.get("session") else {
+        return Err(WireError::Envelope("session"));
+    };
+    let Some(Value::String(kind)) = map.get("type") else {
+        return Err(WireError::Envelope("type"));
+    };
+    Ok((id, session, kind, map))
+}
+
 /// The fields of one line, each still JSON text.
 type RawFields<'a> = BTreeMap<String, &'a RawValue>;
 
@@ -84,15 +110,20 @@ fn split_line(line: &str) -> Result<(Option<u64>, String, String, RawFields<'_>)
     Ok((id, session, kind, fields))
 }
 
-/// One line: the envelope's keys, then the body's.
-fn write_line(id: Option<u64>, session: &str, kind: &str, body: &impl Serialize) -> String {
+/// One line: the envelope's keys (`id` and `session` only when given),
+/// then the body's.
+fn write_line(envelope: Option<(Option<u64>, &str)>, kind: &str, body: &impl Serialize) -> String {
     let failed = "message bodies always serialize";
     let mut out = Vec::with_capacity(128);
-    out.extend_from_slice(b"{\"id\":");
-    serde_json::to_writer(&mut out, &id).expect(failed);
-    out.extend_from_slice(b",\"session\":");
-    serde_json::to_writer(&mut out, session).expect(failed);
-    out.extend_from_slice(b",\"type\":");
+    if let Some((id, session)) = envelope {
+        out.extend_from_slice(b"{\"id\":");
+        serde_json::to_writer(&mut out, &id).expect(failed);
+        out.extend_from_slice(b",\"session\":");
+        serde_json::to_writer(&mut out, session).expect(failed);
+        out.extend_from_slice(b",\"type\":");
+    } else {
+        out.extend_from_slice(b"{\"type\":");
+    }
     serde_json::to_writer(&mut out, kind).expect(failed);
     let start = out.len();
     serde_json::to_writer(&mut out, body).expect(failed);
@@ -134,15 +165,10 @@ macro_rules! messages {
                 match self { $($family::$variant(_) => $tag),+ }
             }
 
-            /// The message as JSON without the envelope's `id` and
-            /// `session`: its `type` and its body's fields.
-            pub fn typed_value(&self) -> Value {
-                let mut map = Map::new();
-                map.insert("type".into(), Value::String(self.kind().to_owned()));
-                if let Value::Object(fields) = self.body_to_value() {
-                    map.extend(fields);
-                }
-                Value::Object(map)
+            /// The message as JSON text without the envelope's `id` and
+            /// `session`: its `type` and its body's fields, in one pass.
+            pub fn typed_json(&self) -> String {
+                match self { $($family::$variant(b) => write_line(None, $tag, b)),+ }
             }
 
             fn body_to_value(&self) -> Value {
@@ -151,12 +177,27 @@ macro_rules! messages {
             }
 
             fn write_line(&self, id: Option<u64>, session: &str) -> String {
-                match self { $($family::$variant(b) => write_line(id, session, $tag, b)),+ }
+                match self { $($family::$variant(b) => write_line(Some((id, session)), $tag, b)),+ }
             }
 
             fn body_from_fields(kind: &str, fields: RawFields<'_>) -> Result<Self, WireError> {
                 let wrap = |source| WireError::Body { kind: kind.to_owned(), source };
                 let body = || MapDeserializer::<_, serde_json::Error>::new(fields.into_iter());
+                match kind {
+                    $($tag => <$body>::deserialize(body()).map($family::$variant).map_err(wrap),)+
+                    other => Err(WireError::UnknownType(other.to_owned())),
+                }
+            }
+
+            fn body_from_map(kind: &str, map: &Map<String, Value>) -> Result<Self, WireError> {
+                let wrap = |source| WireError::Body { kind: kind.to_owned(), source };
+                let body = || {
+                    let fields = map
+                        .iter()
+                        .filter(|(key, _)| !ENVELOPE.contains(&key.as_str()))
+                        .map(|(key, value)| (key.as_str(), value));
+                    MapDeserializer::<_, serde_json::Error>::new(fields)
+                };
                 match kind {
                     $($tag => <$body>::deserialize(body()).map($family::$variant).map_err(wrap),)+
                     other => Err(WireError::UnknownType(other.to_owned())),
@@ -256,6 +297,16 @@ impl Request {
         })
     }
 
+    /// A request from its JSON, borrowed (see [`Response::from_json`]).
+    pub fn from_json(value: &Value) -> Result<Self, WireError> {
+        let (id, session, kind, map) = split_envelope_ref(value)?;
+        Ok(Request {
+            id: id.ok_or(WireError::Envelope("id"))?,
+            session: session.to_owned(),
+            body: RequestBody::body_from_map(kind, map)?,
+        })
+    }
+
     pub fn from_line(line: &str) -> Result<Self, WireError> {
         let (id, session, kind, fields) = split_line(line)?;
         Ok(Request {
@@ -287,6 +338,17 @@ impl Response {
             id,
             session,
             body: ResponseBody::body_from_value(&kind, body)?,
+        })
+    }
+
+    /// A response from its JSON, borrowed: for a reader that needs the
+    /// answer both as JSON and typed, without parsing its line twice.
+    pub fn from_json(value: &Value) -> Result<Self, WireError> {
+        let (id, session, kind, map) = split_envelope_ref(value)?;
+        Ok(Response {
+            id,
+            session: session.to_owned(),
+            body: ResponseBody::body_from_map(kind, map)?,
         })
     }
 

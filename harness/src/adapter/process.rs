@@ -271,7 +271,7 @@ impl ProcessTransport {
             let message = format!("answer for session {answered:?}, asked in session {session:?}");
             return Err(self.fail(ErrorKind::Protocol, message, Some(&text)));
         }
-        let response = Response::from_line(&text).map_err(|e| e.to_string());
+        let response = Response::from_json(&value).map_err(|e| e.to_string());
         Ok((
             index,
             Observation {

@@ -132,7 +132,7 @@ fn band_matchers_fail_under_over_or_mismatch() {
         }
         assert_eq!(run.exchanges.len(), 1);
         assert_eq!(
-            run.exchanges[0].request,
+            run.exchanges[0].request_value(),
             json!({"type": "project", "scope": "local"})
         );
     }
@@ -305,7 +305,7 @@ fn a_capture_flows_into_later_steps() {
     let steps: Vec<usize> = run.exchanges.iter().map(|e| e.step).collect();
     assert_eq!(steps, [0, 1, 2, 3]);
     assert_eq!(fake.sent[2]["token"], "tok-123");
-    assert_eq!(run.exchanges[2].request["token"], "tok-123");
+    assert_eq!(run.exchanges[2].request_value()["token"], "tok-123");
     assert_eq!(fake.sent[2]["operation"]["arguments"]["id"], 1);
 
     // A token that can be replayed fails `under` on the third step.

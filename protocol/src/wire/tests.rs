@@ -64,7 +64,7 @@ fn no_body_has_a_field_named_like_the_envelope() {
         .chain(ResponseBody::body_schemas());
     for (kind, schema) in schemas {
         let schema = serde_json::to_value(schema).unwrap();
-        for key in ["id", "session", "type"] {
+        for key in ENVELOPE {
             assert!(schema["properties"].get(key).is_none(), "{kind}.{key}");
         }
     }
@@ -135,4 +135,74 @@ fn responses_parse_with_null_id_and_event_tags() {
         salvage_envelope(r#"{"id":3,"session":"q","type":1}"#),
         (Some(3), "q".into())
     );
+}
+
+/// The variant of a decoding error, for comparing two decoders.
+fn error_kind(e: &WireError) -> String {
+    match e {
+        WireError::Envelope(key) => format!("envelope {key}"),
+        WireError::UnknownType(t) => format!("type {t}"),
+        other => format!("{:?}", std::mem::discriminant(other)),
+    }
+}
+
+#[test]
+fn from_json_decodes_what_from_line_decodes() {
+    let lines = [
+        r#"{"id":9,"session":"s","type":"record_event","event":{"vars":{"N":"1"},"kind":"environment"}}"#,
+        r#"{"id":1,"session":"s","type":"evaluate","operation":{"id":"mcp:a/b","arguments":{"n":18446744073709551617,"f":0.10000000000000001,"g":1e400}}}"#,
+        r#"{"id":3,"session":"q\"s","type":"reset_session"}"#,
+        r#"{"id":1,"session":"s","type":"fly"}"#,
+        r#"{"id":"1","session":"s","type":"reset_session"}"#,
+        r#"{"id":-1,"session":"s","type":"reset_session"}"#,
+        r#"{"session":"s","type":"reset_session"}"#,
+        r#"{"id":1,"type":"reset_session"}"#,
+        r#"{"id":1,"session":"s","type":7}"#,
+        r#"{"id":1,"session":"s","type":"project","scope":"Local"}"#,
+        r#"{"id":1,"session":"s","type":"reset_session","x":1}"#,
+        "[1]",
+    ];
+    for line in lines {
+        let value: Value = serde_json::from_str(line).unwrap();
+        match (Request::from_line(line), Request::from_json(&value)) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{line}"),
+            (Err(a), Err(b)) => assert_eq!(error_kind(&a), error_kind(&b), "{line}"),
+            (a, b) => panic!("{line}: from_line {a:?}, from_json {b:?}"),
+        }
+    }
+    let answers = [
+        r#"{"id":null,"session":"","type":"error","code":"bad-request","message":"x"}"#,
+        r#"{"id":4,"session":"s","type":"projection","band":"soft-ack"}"#,
+        r#"{"id":4,"session":"s","type":"projection","band":"Escalate"}"#,
+        r#"{"id":4,"session":"s","type":"ack","extra":true}"#,
+    ];
+    for line in answers {
+        let value: Value = serde_json::from_str(line).unwrap();
+        match (Response::from_line(line), Response::from_json(&value)) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{line}"),
+            (Err(a), Err(b)) => assert_eq!(error_kind(&a), error_kind(&b), "{line}"),
+            (a, b) => panic!("{line}: from_line {a:?}, from_json {b:?}"),
+        }
+    }
+}
+
+#[test]
+fn typed_json_is_the_line_without_id_and_session() {
+    let req = Request {
+        id: 12,
+        session: "s".into(),
+        body: RequestBody::Project(ProjectRequest {
+            reversibility: Some(Reversibility::Irreversible),
+            scope: None,
+            trust: None,
+        }),
+    };
+    let line: Value = serde_json::from_str(&req.to_line()).unwrap();
+    let typed: Value = serde_json::from_str(&req.body.typed_json()).unwrap();
+    let mut expected = line.as_object().unwrap().clone();
+    expected.remove("id");
+    expected.remove("session");
+    assert_eq!(typed, Value::Object(expected));
+    let empty = RequestBody::ResetSession(ResetSessionRequest {});
+    assert_eq!(empty.typed_json(), r#"{"type":"reset_session"}"#);
 }
