@@ -157,7 +157,8 @@ fn escalating_plugins(ops: &[&Operation]) -> Vec<PluginBundle> {
                     "name": name,
                     "version": "1.0.0",
                     "permissions": {"operations": operations},
-                }),
+                })
+                .into(),
                 mcp: None,
                 skills: vec![],
                 tools: Default::default(),
@@ -407,7 +408,8 @@ fn sql_plugin() -> PluginBundle {
             "version": "1.0.0",
             "permissions": {"operations": [{"id": "mcp:db/execute_sql", "band": "auto",
                 "reversibility": "reversible", "scope": "local", "trust": "trusted"}]},
-        }),
+        })
+        .into(),
         mcp: None,
         skills: vec![],
         tools: Default::default(),

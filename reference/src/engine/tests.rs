@@ -28,7 +28,7 @@ fn session_with(ext: serde_json::Value, mutant: Option<Mutant>) -> Session {
         "name": "tools", "version": "2.1.0", "extensions": {NS: ext}
     });
     let bundle = PluginBundle {
-        manifest,
+        manifest: manifest.into(),
         mcp: None,
         skills: vec![],
         tools: Default::default(),

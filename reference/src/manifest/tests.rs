@@ -8,7 +8,7 @@ const NS: &str = EXTENSION_NAMESPACE;
 
 fn bundle(manifest: Value) -> PluginBundle {
     PluginBundle {
-        manifest,
+        manifest: manifest.into(),
         mcp: None,
         skills: vec![],
         tools: Default::default(),
@@ -304,7 +304,7 @@ fn mcp_json_failure_boundaries() {
         "escape": {"type": "stdio", "command": "../bin/server"},
         "dup-header": {"type": "sse", "url": "https://e.com", "headers": {"X-A": "1", "x-a": "2"}},
         "bad-cwd": {"type": "stdio", "command": "x", "cwd": "data"}
-    }}));
+    }}).into());
     let p = load(&b, &Profile::default(), None);
     assert!(p.loaded());
     for bad in ["mixed", "plain-http", "escape", "dup-header", "bad-cwd"] {
@@ -341,7 +341,7 @@ fn mcp_json_failure_boundaries() {
         .any(|d| d.code == "undiscovered-operation"));
 
     let mcp10 = "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json";
-    b.mcp = Some(json!({"$schema": mcp10, "mcpServers": {}}));
+    b.mcp = Some(json!({"$schema": mcp10, "mcpServers": {}}).into());
     let p = load(&b, &Profile::default(), None);
     assert!(
         p.loaded()

@@ -125,7 +125,7 @@ impl ManifestInput {
             manifest["permissions"] = self.permissions();
         }
         PluginBundle {
-            manifest,
+            manifest: manifest.into(),
             mcp: None,
             skills: vec![],
             tools: Default::default(),
