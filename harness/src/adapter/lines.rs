@@ -100,7 +100,7 @@ impl LineSplitter {
     /// as it passes the cap, and its rest is dropped as it arrives.
     pub fn push(&mut self, mut data: &[u8]) {
         while !data.is_empty() {
-            let (take, newline) = match data.iter().position(|&b| b == b'\n') {
+            let (take, newline) = match memchr::memchr(b'\n', data) {
                 Some(i) => (i, true),
                 None => (data.len(), false),
             };
@@ -153,7 +153,11 @@ fn too_long(buf: &[u8], cap: usize, ended: bool) -> bool {
 }
 
 fn text(buf: Vec<u8>) -> Line {
-    Line::Text(String::from_utf8_lossy(&buf).into_owned())
+    // Valid UTF-8, the usual case, is moved rather than copied.
+    Line::Text(
+        String::from_utf8(buf)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    )
 }
 
 /// `text` cut to at most `max` bytes (on a character boundary), marked when cut.
@@ -253,6 +257,19 @@ mod tests {
                 Line::Text("cd".into()),
                 Line::Text(String::new()),
                 Line::Text("last".into()),
+                Line::Eof
+            ]
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_not_refused() {
+        assert_eq!(
+            all(b"ok\n\xffx\xe2\x82\n\xc3\xa9", 100),
+            vec![
+                Line::Text("ok".into()),
+                Line::Text("\u{fffd}x\u{fffd}".into()),
+                Line::Text("é".into()),
                 Line::Eof
             ]
         );
