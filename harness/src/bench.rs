@@ -297,6 +297,21 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             .map(|r| r[2].as_secs_f64() / r[0].as_secs_f64())
             .collect(),
     );
+    // What (a) ÷ (b) would be if the harness cost nothing: the floor plus
+    // the implementation's own work. Above the target, no harness meets it
+    // against this implementation.
+    let bound_ratio = median(
+        rounds
+            .iter()
+            .map(|r| (r[1] + r[4]).as_secs_f64() / r[1].as_secs_f64())
+            .collect(),
+    );
+    let harness_share = median(
+        rounds
+            .iter()
+            .map(|r| r[0].as_secs_f64() - r[1].as_secs_f64() - r[4].as_secs_f64())
+            .collect(),
+    );
     println!("medians of {runs} rounds:");
     println!(
         "(a) suite against the reference: {:.0} cases/s ({cases} cases in {:.1} ms, {requests} requests; {})",
@@ -322,6 +337,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     println!(
         "(e) the reference alone, the same request lines, no harness: {:.1} ms: the implementation's own share of (a)",
         e * 1e3
+    );
+    println!(
+        "bound: ((b) + (e)) / (b) = {bound_ratio:.2}x: suite/floor with a harness that cost nothing; the harness's own share, (a) - (b) - (e), is {:.1} ms",
+        harness_share * 1e3
     );
     let total: Duration = by_kind.values().map(|v| v.1).sum();
     let mut rows: Vec<_> = by_kind.into_iter().collect();
