@@ -62,6 +62,10 @@ impl Transport for Recorder {
         drop(log);
         self.inner.exchange(session, bodies)
     }
+
+    fn stderr_tail(&self) -> String {
+        self.inner.stderr_tail()
+    }
 }
 
 struct Recording<'a> {
@@ -356,4 +360,40 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     }
     println!("load average after: {}", load_average());
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapter::InProcess;
+
+    /// The reference with a stderr of its own, as a child would have.
+    struct Noisy(InProcess);
+
+    impl Transport for Noisy {
+        fn identity(&self) -> &Identity {
+            self.0.identity()
+        }
+
+        fn exchange(
+            &mut self,
+            session: &str,
+            bodies: Vec<RequestBody>,
+        ) -> Result<Vec<Observation>, AdapterError> {
+            self.0.exchange(session, bodies)
+        }
+
+        fn stderr_tail(&self) -> String {
+            "Traceback: boom".into()
+        }
+    }
+
+    #[test]
+    fn the_recorder_passes_the_stderr_tail_through() {
+        let recorder = Recorder {
+            inner: Box::new(Noisy(InProcess::new(None))),
+            log: Log::default(),
+        };
+        assert_eq!(recorder.stderr_tail(), "Traceback: boom");
+    }
 }

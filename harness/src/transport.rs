@@ -64,4 +64,13 @@ pub trait Transport {
         session: &str,
         bodies: Vec<RequestBody>,
     ) -> Result<Vec<Observation>, AdapterError>;
+
+    /// The tail of the implementation's stderr so far (its last lines,
+    /// bounded), empty when it has none. The case engine attaches it to the
+    /// error verdicts it makes itself, such as a malformed answer, whose
+    /// cause the implementation often printed there just before.
+    fn stderr_tail(&self) -> String {
+        // In-process implementations have no stderr.
+        String::new()
+    }
 }

@@ -189,6 +189,7 @@ fn harness_panic(panic: Box<dyn std::any::Any + Send>) -> Verdict {
         step: None,
         message: format!("rbv itself failed on this case (a bug in rbv): {what}"),
         line: None,
+        // rbv's own failure: the implementation's stderr would mislead.
         stderr_tail: String::new(),
     })
 }

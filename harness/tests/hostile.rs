@@ -413,6 +413,31 @@ fn protocol_validation_reports_the_schema_violation() {
 }
 
 #[test]
+fn an_answer_the_engine_refuses_carries_the_stderr_printed_before_it() {
+    let cases = [
+        ("traceback", "not a valid answer"),
+        (
+            "traceback-unsupported",
+            "claims projection but answered unsupported",
+        ),
+    ];
+    for (mode, refusal) in cases {
+        let config = fake(mode, Duration::from_secs(5));
+        for target in [
+            Target::Process(config.clone()),
+            Target::SpawnPerCase(config),
+        ] {
+            let outcome = run_bounded(target, Duration::from_secs(20));
+            assert_all(&outcome, ErrorKind::Protocol);
+            let e = error_of(&outcome, "hostile/one-step-a");
+            // The case engine refused the answer, not the transport.
+            assert!(e.message.contains(refusal), "{mode}: {e:?}");
+            assert!(e.stderr_tail.contains("boom-7f3a"), "{mode}: {e:?}");
+        }
+    }
+}
+
+#[test]
 fn a_child_that_stops_reading_cannot_block_a_large_write() {
     // One request far larger than a pipe's buffer (64 KiB): the write
     // itself would block forever on a child that reads nothing.

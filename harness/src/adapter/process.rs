@@ -441,6 +441,10 @@ impl Transport for ProcessTransport {
             .map(|a| a.expect("every pending answer arrived"))
             .collect())
     }
+
+    fn stderr_tail(&self) -> String {
+        ProcessTransport::stderr_tail(self)
+    }
 }
 
 impl Drop for ProcessTransport {

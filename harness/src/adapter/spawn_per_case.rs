@@ -51,4 +51,10 @@ impl Transport for SpawnPerCase {
         *served = Some(session.to_owned());
         child.exchange(session, bodies)
     }
+
+    fn stderr_tail(&self) -> String {
+        self.current
+            .as_ref()
+            .map_or_else(String::new, |(_, child)| child.stderr_tail())
+    }
 }

@@ -46,13 +46,14 @@ pub struct CaseRun {
     pub exchanges: Vec<Exchange>,
 }
 
-fn protocol(step: usize, message: String, line: Option<String>) -> Verdict {
+/// An answer the engine refuses; the implementation's stderr often says why.
+fn protocol(step: usize, message: String, line: Option<String>, stderr_tail: String) -> Verdict {
     Verdict::Error(ErrorVerdict {
         kind: ErrorKind::Protocol,
         step: Some(step),
         message,
         line,
-        stderr_tail: String::new(),
+        stderr_tail,
     })
 }
 
@@ -244,7 +245,7 @@ fn send(
     }
     if answered != count {
         let message = format!("{count} requests got {answered} answers");
-        return Err(protocol(number, message, None));
+        return Err(protocol(number, message, None, transport.stderr_tail()));
     }
     let line = |i: usize| run.exchanges[start + i].line.clone();
     for (i, response) in typed.iter().enumerate() {
@@ -252,7 +253,7 @@ fn send(
             Ok(r) => r,
             Err(why) => {
                 let message = format!("step {number} ({what}): not a valid answer: {why}");
-                return Err(protocol(number, message, line(i)));
+                return Err(protocol(number, message, line(i), transport.stderr_tail()));
             }
         };
         if response.session != session {
@@ -260,7 +261,7 @@ fn send(
                 "step {number} ({what}): answer for session `{}` to a request in session `{session}`",
                 response.session
             );
-            return Err(protocol(number, message, line(i)));
+            return Err(protocol(number, message, line(i), transport.stderr_tail()));
         }
         if let ResponseBody::Unsupported(u) = &response.body {
             if !expects_unsupported {
@@ -277,7 +278,7 @@ fn send(
                         u.message
                     )
                 };
-                return Err(protocol(number, message, line(i)));
+                return Err(protocol(number, message, line(i), transport.stderr_tail()));
             }
         }
     }

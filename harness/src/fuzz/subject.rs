@@ -326,6 +326,10 @@ mod tests {
             answers.extend(self.inner.exchange(session, rest)?);
             Ok(answers)
         }
+
+        fn stderr_tail(&self) -> String {
+            self.inner.stderr_tail()
+        }
     }
 
     fn fuzz(refuse_reset: bool, execs: u64) -> Vec<(String, Vec<&'static str>)> {

@@ -19,6 +19,9 @@ with `auto` for reversible-local-trusted, else `escalate`; then it misbehaves as
   slow                sleeps SECONDS before every answer (after the handshake)
   bad-band            answers `project` with the band `Escalate` (wrong case)
   reverse             answers pipelined requests in reverse order
+  traceback           prints a traceback to stderr, then answers like bad-band
+  traceback-unsupported
+                      prints a traceback to stderr, then answers `unsupported`
   one-life FILE       the first start behaves like crash-mid-case; every later
                       start (FILE exists by then) exits during the handshake
 """
@@ -68,6 +71,14 @@ def answer(req):
     else:
         base.update(type="unsupported", message="fake adapter")
     return base
+
+
+def traceback():
+    """What a crashing handler in an adapter prints before its fallback
+    answer; the pause lets the harness's stderr reader take it first."""
+    sys.stderr.write("Traceback: boom-7f3a\n")
+    sys.stderr.flush()
+    time.sleep(0.1)
 
 
 def reverse_loop():
@@ -139,7 +150,14 @@ def main():
             sys.stderr.flush()
         elif MODE == "slow":
             time.sleep(DELAY)
-        elif MODE == "bad-band":
+        elif MODE == "traceback-unsupported":
+            traceback()
+            send({"id": req["id"], "session": req["session"],
+                  "type": "unsupported", "message": "handler raised"})
+            continue
+        elif MODE in ("bad-band", "traceback"):
+            if MODE == "traceback":
+                traceback()
             out = answer(req)
             out["band"] = "Escalate"
             send(out)
