@@ -16,7 +16,6 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
 /// Generous: a peer package can take many seconds to import on a loaded
 /// machine, and the first evaluation waits for it.
@@ -66,38 +65,10 @@ fn peers_in(folder: &str) -> Vec<Peer> {
     peers
 }
 
-/// The corpus of `interop.sh`: `cases/` with the sql cases' `db-tools`
-/// fixture load removed, so that a peer claiming only `sql` runs them.
-fn corpus() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("temp dir");
-        copy_corpus(&root().join("cases"), dir.path(), false);
-        dir
-    })
-    .path()
-}
-
-fn copy_corpus(from: &Path, to: &Path, in_sql: bool) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read cases") {
-        let entry = entry.expect("dir entry");
-        let path = entry.path();
-        let target = to.join(entry.file_name());
-        if path.is_dir() {
-            let sql = in_sql || (from == root().join("cases") && entry.file_name() == "sql");
-            copy_corpus(&path, &target, sql);
-        } else if in_sql {
-            let text = std::fs::read_to_string(&path).expect("read case file");
-            let kept: String = text
-                .split_inclusive('\n')
-                .filter(|l| l.trim() != "plugins: [{fixture: db-tools}]")
-                .collect();
-            std::fs::write(&target, kept).expect("write case file");
-        } else {
-            std::fs::copy(&path, &target).expect("copy case file");
-        }
-    }
+/// The corpus of `interop.sh`: `cases/` as it is. The sql cases load no
+/// plugin (but `sql/declared/*`), so a peer claiming only `sql` runs them.
+fn corpus() -> PathBuf {
+    root().join("cases")
 }
 
 fn case_ids(corpus: &Path) -> Vec<String> {
@@ -289,7 +260,7 @@ fn check_folder(folder: &str) {
         eprintln!("\n*** SKIP: peers in adapters/peers/{folder} not installed: {reason} ***\n");
         return;
     }
-    let ids = case_ids(corpus());
+    let ids = case_ids(&corpus());
     assert!(ids.len() > 100, "the corpus lists only {} cases", ids.len());
     for peer in peers_in(folder) {
         let report = run_peer(&peer);
