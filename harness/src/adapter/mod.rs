@@ -2,6 +2,7 @@
 
 pub mod affinity;
 pub mod in_process;
+pub mod interrupt;
 pub mod lines;
 pub mod process;
 pub mod spawn_per_case;

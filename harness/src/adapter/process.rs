@@ -8,8 +8,10 @@
 //! written. Lines are capped (see `lines`). A thread drains stderr into a
 //! bounded tail, so that a child flooding stderr never blocks on a full
 //! pipe. The child runs in its own process group, so that `sh -c` and
-//! whatever it starts die together.
+//! whatever it starts die together; the group is registered with
+//! `interrupt`, which kills it when rbv is interrupted.
 
+use super::interrupt;
 use super::lines::{truncate, Line, LineReader, LineSplitter, Tail, MAX_LINE, SHOWN_PREFIX};
 use crate::transport::{AdapterError, Identity, Observation, Transport};
 use crate::verdict::ErrorKind;
@@ -102,15 +104,16 @@ fn spawn_error(command: &str, e: io::Error) -> AdapterError {
 impl ProcessTransport {
     /// Starts the child and performs the handshake.
     pub fn spawn(config: &ProcessConfig) -> Result<Self, AdapterError> {
-        let mut child = Command::new("sh")
+        let mut command = Command::new("sh");
+        command
             .arg("-c")
             .arg(&config.command)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .map_err(|e| spawn_error(&config.command, e))?;
+            .process_group(0);
+        let mut child =
+            interrupt::spawn(&mut command).map_err(|e| spawn_error(&config.command, e))?;
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
@@ -119,10 +122,9 @@ impl ProcessTransport {
             rustix::io::ioctl_fionbio(&stdout, true),
         ] {
             if let Err(e) = nonblocking {
-                let _ = rustix::process::kill_process_group(
-                    rustix::process::Pid::from_child(&child),
-                    rustix::process::Signal::KILL,
-                );
+                let pgid = rustix::process::Pid::from_child(&child);
+                let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+                interrupt::unregister(pgid);
                 let _ = child.wait();
                 return Err(spawn_error(&config.command, e.into()));
             }
@@ -230,7 +232,11 @@ impl ProcessTransport {
         let deadline = Instant::now() + wait;
         loop {
             match self.child.try_wait() {
-                Ok(Some(status)) => return Some(status),
+                Ok(Some(status)) => {
+                    // Reaped: the group's id may be reused from now on.
+                    interrupt::unregister(rustix::process::Pid::from_child(&self.child));
+                    return Some(status);
+                }
                 Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(5)),
                 _ => return None,
             }
@@ -454,6 +460,7 @@ impl Drop for ProcessTransport {
         self.stdin = None;
         let pgid = rustix::process::Pid::from_child(&self.child);
         let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+        interrupt::unregister(pgid);
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

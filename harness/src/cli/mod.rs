@@ -2,7 +2,8 @@
 //! the library (`runner`, `case`, `reporting`).
 //!
 //! Exit codes: 0 all passed (skips allowed), 1 a failure or an error of the
-//! implementation, 2 a usage or harness error.
+//! implementation, 2 a usage or harness error, 128 + the signal's number
+//! on SIGINT, SIGTERM or SIGHUP (see `adapter::interrupt`).
 
 pub mod adapter;
 pub mod cases;
@@ -66,6 +67,10 @@ pub const EXIT_HARNESS: u8 = 2;
 /// Parses the arguments and runs the command.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The adapter is itself a child: its parent decides when it dies.
+    if !matches!(cli.command, Command::Adapter(_)) {
+        crate::adapter::interrupt::install();
+    }
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::List(args) => list::run(args),

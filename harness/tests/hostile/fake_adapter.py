@@ -24,6 +24,9 @@ with `auto` for reversible-local-trusted, else `escalate`; then it misbehaves as
                       prints a traceback to stderr, then answers `unsupported`
   one-life FILE       the first start behaves like crash-mid-case; every later
                       start (FILE exists by then) exits during the handshake
+  stubborn DIR        ignores SIGINT, SIGTERM, SIGHUP and the end of stdin; on
+                      its first request writes its pid to DIR/<pid>, then
+                      never answers: only SIGKILL ends it
 """
 import json
 import select
@@ -42,6 +45,21 @@ def first_start(path):
         return True
     except FileExistsError:
         return False
+
+
+def stubborn():
+    """Becomes unkillable but by SIGKILL, says so in DIR/<pid> (written
+    whole before it appears), and waits forever."""
+    import os
+    import signal
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    path = os.path.join(sys.argv[2], str(os.getpid()))
+    with open(path + ".tmp", "w") as f:
+        f.write(str(os.getpid()))
+    os.rename(path + ".tmp", path)
+    while True:
+        time.sleep(3600)
 
 
 if MODE == "one-life":
@@ -116,6 +134,8 @@ def main():
         served += 1
         if MODE == "hang":
             time.sleep(3600)
+        elif MODE == "stubborn":
+            stubborn()
         elif MODE == "crash-mid-case" and served % 2 == 0:
             sys.stderr.write("fake: crashing on request %s\n" % req.get("id"))
             sys.stderr.flush()
