@@ -38,26 +38,6 @@ pub enum WireError {
     },
 }
 
-fn split_envelope(value: Value) -> Result<(Option<u64>, String, String, Value), WireError> {
-    let Value::Object(mut map) = value else {
-        return Err(WireError::NotAnObject);
-    };
-    let id = match map.remove("id") {
-        None | Some(Value::Null) => None,
-        Some(Value::Number(n)) => Some(n.as_u64().ok_or(WireError::Envelope("id"))?),
-        Some(_) => return Err(WireError::Envelope("id")),
-    };
-    let session = match map.remove("session") {
-        Some(Value::String(s)) => s,
-        _ => return Err(WireError::Envelope("session")),
-    };
-    let kind = match map.remove("type") {
-        Some(Value::String(s)) => s,
-        _ => return Err(WireError::Envelope("type")),
-    };
-    Ok((id, session, kind, Value::Object(map)))
-}
-
 /// The envelope keys, which are not the body's.
 const ENVELOPE: [&str; 3] = ["id", "session", "type"];
 
@@ -65,7 +45,7 @@ const ENVELOPE: [&str; 3] = ["id", "session", "type"];
 /// the body).
 type BorrowedMessage<'a> = (Option<u64>, &'a str, &'a str, &'a Map<String, Value>);
 
-/// [`split_envelope`] without taking the message apart.
+/// Reads the envelope of a message; the body is the object's other keys.
 fn split_envelope_ref(value: &Value) -> Result<BorrowedMessage<'_>, WireError> {
     let Value::Object(map) = value else {
         return Err(WireError::NotAnObject);
@@ -205,14 +185,6 @@ macro_rules! messages {
                 }
             }
 
-            fn body_from_value(kind: &str, body: Value) -> Result<Self, WireError> {
-                let wrap = |source| WireError::Body { kind: kind.to_owned(), source };
-                match kind {
-                    $($tag => serde_json::from_value(body).map($family::$variant).map_err(wrap),)+
-                    other => Err(WireError::UnknownType(other.to_owned())),
-                }
-            }
-
             /// The JSON Schema of each body, by wire `type`.
             pub fn body_schemas() -> Vec<(&'static str, schemars::Schema)> {
                 vec![$(($tag, schemars::schema_for!($body))),+]
@@ -288,16 +260,6 @@ impl Request {
         self.body.write_line(Some(self.id), &self.session)
     }
 
-    pub fn from_value(value: Value) -> Result<Self, WireError> {
-        let (id, session, kind, body) = split_envelope(value)?;
-        let id = id.ok_or(WireError::Envelope("id"))?;
-        Ok(Request {
-            id,
-            session,
-            body: RequestBody::body_from_value(&kind, body)?,
-        })
-    }
-
     /// A request from its JSON, borrowed (see [`Response::from_json`]).
     pub fn from_json(value: &Value) -> Result<Self, WireError> {
         let (id, session, kind, map) = split_envelope_ref(value)?;
@@ -331,15 +293,6 @@ impl Response {
     /// One line of JSON, without the newline.
     pub fn to_line(&self) -> String {
         self.body.write_line(self.id, &self.session)
-    }
-
-    pub fn from_value(value: Value) -> Result<Self, WireError> {
-        let (id, session, kind, body) = split_envelope(value)?;
-        Ok(Response {
-            id,
-            session,
-            body: ResponseBody::body_from_value(&kind, body)?,
-        })
     }
 
     /// A response from its JSON, borrowed: for a reader that needs the

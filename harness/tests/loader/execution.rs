@@ -62,7 +62,7 @@ impl Transport for Fake {
             self.sent.push(request);
             out.push(Observation {
                 line: value.to_string(),
-                response: Response::from_value(value.clone()).map_err(|e| e.to_string()),
+                response: Response::from_json(&value).map_err(|e| e.to_string()),
                 value,
             });
         }

@@ -31,7 +31,7 @@ impl Client {
         assert_eq!(answer["id"], json!(self.next), "{answer}");
         assert_eq!(answer["session"], json!(session), "{answer}");
         assert!(
-            Response::from_value(answer.clone()).is_ok(),
+            Response::from_json(&answer).is_ok(),
             "not a valid response: {answer}"
         );
         answer

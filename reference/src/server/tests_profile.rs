@@ -21,7 +21,7 @@ fn send(s: &mut Server, body: Value) -> Value {
     body["session"] = json!("s");
     let answer: Value = serde_json::from_str(&s.handle_line(&body.to_string())).unwrap();
     assert!(
-        Response::from_value(answer.clone()).is_ok(),
+        Response::from_json(&answer).is_ok(),
         "not a valid response: {answer}"
     );
     answer
