@@ -4,6 +4,7 @@
 
 use super::judge::{self, Missed};
 use super::model::{Action, Step, Token};
+use super::partial::lookup;
 use super::requirements::same_value;
 use super::steps;
 use super::Case;
@@ -164,13 +165,6 @@ fn bodies(action: &Action, captures: &BTreeMap<String, Value>) -> Result<Vec<Req
             return Ok(all);
         }
     }])
-}
-
-fn lookup<'a>(answer: &'a Value, path: &str) -> Option<&'a Value> {
-    path.split('.').try_fold(answer, |v, key| match v {
-        Value::Array(items) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
-        _ => v.get(key),
-    })
 }
 
 /// The requests of one step.

@@ -270,6 +270,18 @@ fn judge_one(expect: &Expect, natural: &str, answer: &Value) -> Option<Missed> {
             });
         }
     }
+    for path in expect.present.iter().flatten() {
+        let found = partial::lookup(answer, path).filter(|v| !v.is_null());
+        if found.is_none() {
+            return Some(miss(
+                FailKind::Mismatch,
+                format!("`{path}` is absent from the answer"),
+                "present",
+                json!(path),
+                Value::Null,
+            ));
+        }
+    }
     None
 }
 

@@ -300,6 +300,10 @@ pub struct Expect {
     /// A partial JSON match on the whole answer.
     #[serde(default, rename = "match")]
     pub partial: Option<serde_json::Value>,
+    /// Dotted paths that must be in the answer, not null, whatever their
+    /// value (a timestamp, a signature).
+    #[serde(default)]
+    pub present: Option<Vec<String>>,
 }
 
 impl Expect {
@@ -338,6 +342,7 @@ impl Expect {
             Some(&["invocation"][..]),
         );
         add(self.partial.is_some(), "match", None);
+        add(self.present.is_some(), "present", None);
         keys
     }
 }

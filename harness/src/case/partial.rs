@@ -6,6 +6,15 @@
 use super::requirements::same_value;
 use serde_json::Value;
 
+/// The value at a dotted path (`audit.signature`, `plugins.0.name`): keys of
+/// objects, indexes of arrays. Used by `capture` and `present`.
+pub fn lookup<'a>(answer: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(answer, |v, key| match v {
+        Value::Array(items) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
+        _ => v.get(key),
+    })
+}
+
 /// `Err(path)` names the first place (a JSON-Pointer-like path) where
 /// `observed` departs from `pattern`.
 pub fn matches(pattern: &Value, observed: Option<&Value>) -> Result<(), String> {

@@ -423,3 +423,46 @@ fn adapter_errors_name_the_step() {
     assert_eq!(run.exchanges.len(), 1);
     assert_eq!(run.exchanges[0].response, None);
 }
+
+#[test]
+fn present_needs_each_path_there_and_not_null_whatever_its_value() {
+    let case = one_case(
+        "steps:\n  - project: {}\n    expect: {present: [audit.signature, audit.gate, extra.0]}\n",
+    );
+    let answer = |gate: Value, extra: Value| -> Responder {
+        Box::new(move |_, _| {
+            json!({"type": "projection", "band": "auto",
+                   "audit": {"signature": "s1", "gate": gate.clone()}, "extra": extra.clone()})
+        })
+    };
+    let mut fake = Fake::new(ALL, json!({}), answer(json!("sql"), json!([0])));
+    assert_eq!(case::execute(&case, &mut fake, "s").verdict, Verdict::Pass);
+    let missing = [
+        (json!(null), json!([0]), "audit.gate"),
+        (json!("sql"), json!([]), "extra.0"),
+    ];
+    for (gate, extra, path) in missing {
+        let mut fake = Fake::new(ALL, json!({}), answer(gate, extra));
+        let Verdict::Fail(f) = case::execute(&case, &mut fake, "s").verdict else {
+            panic!("{path}: not a failure")
+        };
+        assert_eq!(f.kind, FailKind::Mismatch, "{path}");
+        assert!(
+            f.message.contains(&format!("`{path}` is absent")),
+            "{}",
+            f.message
+        );
+    }
+}
+
+#[test]
+fn present_is_refused_on_a_concurrent_step() {
+    let src = format!(
+        "{HEAD}steps:\n  - concurrent:\n      - {{project: {{}}}}\n      - {{project: {{}}}}\n    expect: {{present: [band]}}\n"
+    );
+    let errors = load(&[("c.yaml", &src)]).expect_err("present on concurrent");
+    assert!(
+        format!("{errors:?}").contains("`present` does not apply to a concurrent step"),
+        "{errors:?}"
+    );
+}
