@@ -63,6 +63,10 @@ impl Transport for Recorder {
         self.inner.exchange(session, bodies)
     }
 
+    fn begin_case(&mut self) {
+        self.inner.begin_case();
+    }
+
     fn stderr_tail(&self) -> String {
         self.inner.stderr_tail()
     }

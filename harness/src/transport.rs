@@ -65,6 +65,11 @@ pub trait Transport {
         bodies: Vec<RequestBody>,
     ) -> Result<Vec<Observation>, AdapterError>;
 
+    /// A new case starts: the requests that follow belong to it (in its own
+    /// session and the sessions it names). Only a transport that gives each
+    /// case a fresh implementation acts on it.
+    fn begin_case(&mut self) {}
+
     /// The tail of the implementation's stderr so far (its last lines,
     /// bounded), empty when it has none. The case engine attaches it to the
     /// error verdicts it makes itself, such as a malformed answer, whose

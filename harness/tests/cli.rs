@@ -157,6 +157,44 @@ fn spawn_per_case_and_protocol_validation_give_the_same_verdicts() {
     );
 }
 
+/// A case in two sessions: the token minted in its own session is refused
+/// in `b` and still redeems at home, so the one child must serve both.
+const TWO_SESSIONS: &str = r#"
+id: projection/cli-two-sessions
+requirements: [RBV-PRJ-001]
+source: {note: cli test}
+steps:
+  - approve: {operation: {id: "client:deploy"}}
+    capture: {t: token}
+  - invoke: {operation: {id: "client:deploy"}, token: {capture: t}}
+    session: b
+    expect: {allowed: false}
+  - invoke: {operation: {id: "client:deploy"}, token: {capture: t}}
+    expect: {allowed: true}
+"#;
+
+#[test]
+fn spawn_per_case_keeps_one_child_for_all_sessions_of_a_case() {
+    let dir = corpus(&[
+        ("REQUIREMENTS.yaml", REQUIREMENTS),
+        ("projection/a.yaml", GOOD),
+        ("projection/b.yaml", TWO_SESSIONS),
+    ]);
+    for args in [&["run", "--spawn-per-case"][..], &["run", "--jobs", "1"]] {
+        let out = rbv(args, dir.path());
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {:?}",
+            stdout_lines(&out)
+        );
+        assert_eq!(
+            stdout_lines(&out).last().map(String::as_str),
+            Some("rbv: 3 passed, 0 failed, 0 skipped")
+        );
+    }
+}
+
 #[test]
 fn list_prints_ids_requirements_and_a_count() {
     let dir = corpus(&[

@@ -314,6 +314,9 @@ fn needs_are_derived_from_steps() {
 #[path = "loader/execution.rs"]
 mod execution;
 
+#[path = "loader/features.rs"]
+mod features;
+
 // ---------------------------------------------------------------- lint
 
 #[test]

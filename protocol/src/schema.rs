@@ -123,7 +123,11 @@ impl ProtocolValidator {
                 .into_iter()
                 .map(|(kind, body)| {
                     let schema = message_schema(direction, kind, body);
-                    let validator = jsonschema::draft202012::new(&schema)
+                    // Formats are annotations in 2020-12 unless asked for:
+                    // the audit `timestamp` must be RFC 3339 (`date-time`).
+                    let validator = jsonschema::draft202012::options()
+                        .should_validate_formats(true)
+                        .build(&schema)
                         .unwrap_or_else(|e| panic!("the `{kind}` schema does not compile: {e}"));
                     (kind, validator)
                 })
@@ -140,7 +144,8 @@ impl ProtocolValidator {
         Self::validate(&self.requests, "request", value)
     }
 
-    /// Validates a response (what an implementation answers).
+    /// Validates a response (what an implementation answers), formats
+    /// included (an audit `timestamp` that is not RFC 3339 is a violation).
     pub fn validate_response(&self, value: &Value) -> Result<(), Vec<String>> {
         Self::validate(&self.responses, "response", value)
     }

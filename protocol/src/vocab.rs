@@ -248,6 +248,7 @@ impl fmt::Display for OperationId {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AuditRecord {
     /// RFC 3339 time of the decision.
+    #[schemars(extend("format" = "date-time"))]
     pub timestamp: String,
     /// Who asked for the operation (`model`, `user`, …).
     pub actor: String,

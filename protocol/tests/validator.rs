@@ -164,3 +164,30 @@ fn every_generated_request_example_is_valid() {
         assert_eq!(v.validate_request(&typed.to_value()), Ok(()), "{text}");
     }
 }
+
+#[test]
+fn an_audit_timestamp_must_be_rfc_3339() {
+    let v = ProtocolValidator::new();
+    let answer = |timestamp: &str| {
+        json!({"id": 1, "session": "s", "type": "evaluation", "band": "auto",
+            "decision": "allow", "declared": null, "reasons": [], "signature": "ab",
+            "audit": {"timestamp": timestamp, "actor": "model", "plugin": null,
+                "plugin_version": null, "operation": "client:x", "signature": "ab",
+                "band": "auto", "decision": "allow", "gate": "manifest",
+                "authorized_by": null, "outcome": "allowed"}})
+    };
+    assert_eq!(v.validate_response(&answer("2026-11-30T10:00:00Z")), Ok(()));
+    assert_eq!(
+        v.validate_response(&answer("2026-11-30T10:00:00.123+02:00")),
+        Ok(())
+    );
+    for bad in [
+        "1764547200",
+        "2026-11-30",
+        "30/11/2026 10:00",
+        "2026-11-30T25:00:00Z",
+    ] {
+        // `audit` is nullable (an `anyOf`): the violation is named at `/audit`.
+        rejected(v.validate_response(&answer(bad)), "/audit");
+    }
+}

@@ -1,7 +1,8 @@
 //! The fallback for adapters that cannot stay alive: a fresh child per case.
 //!
-//! Every case runs in a session of its own, so a new session name is the
-//! moment to replace the child.
+//! A case may act in several sessions, so the child is replaced when the
+//! case engine says a case begins (`Transport::begin_case`), not when the
+//! session name changes.
 
 use super::process::{ProcessConfig, ProcessTransport};
 use crate::transport::{AdapterError, Identity, Observation, Transport};
@@ -10,8 +11,10 @@ use rbv_protocol::RequestBody;
 pub struct SpawnPerCase {
     config: ProcessConfig,
     identity: Identity,
-    /// The child and the session it serves (`None`: not used yet).
-    current: Option<(Option<String>, ProcessTransport)>,
+    /// The child, and whether a case has used it already.
+    current: Option<(bool, ProcessTransport)>,
+    /// A case began after the current child served another.
+    stale: bool,
 }
 
 impl SpawnPerCase {
@@ -22,7 +25,8 @@ impl SpawnPerCase {
         Ok(SpawnPerCase {
             config: config.clone(),
             identity: first.identity().clone(),
-            current: Some((None, first)),
+            current: Some((false, first)),
+            stale: false,
         })
     }
 }
@@ -32,23 +36,23 @@ impl Transport for SpawnPerCase {
         &self.identity
     }
 
+    fn begin_case(&mut self) {
+        self.stale = matches!(self.current, Some((true, _)));
+    }
+
     fn exchange(
         &mut self,
         session: &str,
         bodies: Vec<RequestBody>,
     ) -> Result<Vec<Observation>, AdapterError> {
-        let reusable = match &self.current {
-            Some((None, _)) => true,
-            Some((Some(s), _)) => s == session,
-            None => false,
-        };
-        if !reusable {
+        if self.stale || self.current.is_none() {
             // Kill the previous case's child before starting the next one.
             self.current = None;
-            self.current = Some((None, ProcessTransport::spawn(&self.config)?));
+            self.current = Some((false, ProcessTransport::spawn(&self.config)?));
+            self.stale = false;
         }
         let (served, child) = self.current.as_mut().expect("a child is running");
-        *served = Some(session.to_owned());
+        *served = true;
         child.exchange(session, bodies)
     }
 

@@ -287,14 +287,69 @@ fn answers(run: &CaseRun, sent: std::ops::Range<usize>) -> Vec<&Value> {
         .collect()
 }
 
+/// The sessions one case acts in: its own, and the named ones its steps
+/// choose with `session:`.
+struct Sessions<'a> {
+    own: &'a str,
+    /// Named sessions already reset in this case.
+    opened: BTreeSet<String>,
+}
+
+impl Sessions<'_> {
+    /// The wire session of `step`. A named session's wire name is its name
+    /// exactly as written, so that names like `__proto__` reach the
+    /// implementation as they are; since another case on this connection
+    /// may have used the same name, it is reset before its first use (as
+    /// the fuzzer does with the names it reuses).
+    fn enter(
+        &mut self,
+        step: &Step,
+        number: usize,
+        transport: &mut dyn Transport,
+        run: &mut CaseRun,
+    ) -> Result<String, Verdict> {
+        let Some(name) = &step.session else {
+            return Ok(self.own.to_owned());
+        };
+        if self.opened.contains(name) {
+            return Ok(name.clone());
+        }
+        let batch = Batch {
+            number,
+            what: "reset_session",
+            bodies: vec![RequestBody::ResetSession(ResetSessionRequest {})],
+            expects_unsupported: false,
+            needs: BTreeSet::new(),
+        };
+        let sent = send(transport, name, batch, run)?;
+        let answer = answers(run, sent)[0];
+        let got = answer.get("type").and_then(Value::as_str).unwrap_or("");
+        if got != "ack" {
+            let m = Missed {
+                kind: FailKind::Mismatch,
+                message: format!(
+                    "resetting session `{name}` before its first use got `{got}`, not `ack`"
+                ),
+                expected: serde_json::json!({ "type": "ack" }),
+                observed: answer.clone(),
+            };
+            return Err(failure(number, "reset_session", m));
+        }
+        self.opened.insert(name.clone());
+        Ok(name.clone())
+    }
+}
+
 fn run_step(
     step: &Step,
     number: usize,
     transport: &mut dyn Transport,
-    session: &str,
+    sessions: &mut Sessions,
     captures: &mut BTreeMap<String, Value>,
     run: &mut CaseRun,
 ) -> Result<(), Verdict> {
+    let session = sessions.enter(step, number, transport, run)?;
+    let session = session.as_str();
     let what = step.action.key();
     let batch = bodies(&step.action, captures).map_err(|message| {
         failure(
@@ -320,7 +375,7 @@ fn run_step(
     };
     let sent = send(transport, session, batch, run)?;
     let answers = answers(run, sent);
-    if let Some(m) = judge::judge(step, &answers) {
+    if let Some(m) = judge::judge(step, &answers, captures) {
         return Err(failure(number, what, m));
     }
     for (name, path) in &step.capture {
@@ -342,7 +397,8 @@ fn run_step(
     Ok(())
 }
 
-/// Runs `case` in `session`. The session should be fresh (or reset).
+/// Runs `case` in `session` (and the sessions its steps name). The session
+/// should be fresh (or reset).
 pub fn execute(case: &Case, transport: &mut dyn Transport, session: &str) -> CaseRun {
     let mut run = CaseRun {
         verdict: Verdict::Pass,
@@ -352,6 +408,7 @@ pub fn execute(case: &Case, transport: &mut dyn Transport, session: &str) -> Cas
         run.verdict = Verdict::Skip { reason };
         return run;
     }
+    transport.begin_case();
     if !case.plugins.is_empty() {
         let body = RequestBody::LoadPlugins(LoadPluginsRequest {
             plugins: case.plugins.clone(),
@@ -385,8 +442,20 @@ pub fn execute(case: &Case, transport: &mut dyn Transport, session: &str) -> Cas
         }
     }
     let mut captures = BTreeMap::new();
+    let mut sessions = Sessions {
+        own: session,
+        opened: BTreeSet::new(),
+    };
     for (i, step) in case.steps.iter().enumerate() {
-        if let Err(verdict) = run_step(step, i + 1, transport, session, &mut captures, &mut run) {
+        let number = i + 1;
+        if let Err(verdict) = run_step(
+            step,
+            number,
+            transport,
+            &mut sessions,
+            &mut captures,
+            &mut run,
+        ) {
             run.verdict = verdict;
             return run;
         }

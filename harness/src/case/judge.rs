@@ -4,6 +4,7 @@
 
 use super::model::{Action, Expect, Matcher, Miss, Step};
 use super::partial;
+use super::requirements::same_value;
 use crate::verdict::FailKind;
 use rbv_protocol::{Band, Decision};
 use serde::de::DeserializeOwned;
@@ -148,8 +149,47 @@ fn boolean(key: &str, want: bool, got: Option<bool>, true_is_permissive: bool) -
     }
 }
 
+/// `same` (`equal: true`) or `differs` against the captured values.
+fn compare(
+    key: &str,
+    paths: &BTreeMap<String, String>,
+    equal: bool,
+    answer: &Value,
+    captures: &BTreeMap<String, Value>,
+) -> Option<Missed> {
+    for (path, name) in paths {
+        let got = partial::lookup(answer, path).filter(|v| !v.is_null());
+        let want = captures.get(name);
+        let holds = match (got, want) {
+            (Some(g), Some(w)) => same_value(g, w) == equal,
+            // Nothing to compare is a miss either way: absence proves no
+            // equality and no difference.
+            _ => false,
+        };
+        if !holds {
+            let relation = if equal { "equal" } else { "differ from" };
+            let shown = want.map_or_else(|| "nothing".to_owned(), ToString::to_string);
+            return Some(Missed {
+                kind: FailKind::Mismatch,
+                message: format!(
+                    "`{path}` should {relation} capture `{name}` ({shown}); it is {}",
+                    got.map_or_else(|| "absent".to_owned(), ToString::to_string)
+                ),
+                expected: json!({ key: { path: { "capture": name, "value": want } } }),
+                observed: json!({ key: { path: got } }),
+            });
+        }
+    }
+    None
+}
+
 /// Judges one answer (the full JSON of a non-concurrent step's answer).
-fn judge_one(expect: &Expect, natural: &str, answer: &Value) -> Option<Missed> {
+fn judge_one(
+    expect: &Expect,
+    natural: &str,
+    answer: &Value,
+    captures: &BTreeMap<String, Value>,
+) -> Option<Missed> {
     let want_type = expect.answer_type.as_deref().unwrap_or(natural);
     let got_type = answer.get("type").and_then(Value::as_str).unwrap_or("");
     if got_type != want_type {
@@ -282,23 +322,37 @@ fn judge_one(expect: &Expect, natural: &str, answer: &Value) -> Option<Missed> {
             ));
         }
     }
+    if let Some(paths) = &expect.same {
+        if let Some(m) = compare("same", paths, true, answer, captures) {
+            return Some(m);
+        }
+    }
+    if let Some(paths) = &expect.differs {
+        if let Some(m) = compare("differs", paths, false, answer, captures) {
+            return Some(m);
+        }
+    }
     None
 }
 
 /// Judges a step's answers (one per request; several for `concurrent`).
-pub fn judge(step: &Step, answers: &[&Value]) -> Option<Missed> {
+pub fn judge(
+    step: &Step,
+    answers: &[&Value],
+    captures: &BTreeMap<String, Value>,
+) -> Option<Missed> {
     let natural = step.action.natural();
     if !matches!(step.action, Action::Concurrent(_)) {
         return answers
             .first()
-            .and_then(|a| judge_one(&step.expect, natural, a));
+            .and_then(|a| judge_one(&step.expect, natural, a, captures));
     }
     let type_only = Expect {
         answer_type: step.expect.answer_type.clone(),
         ..Expect::default()
     };
     for (i, a) in answers.iter().enumerate() {
-        if let Some(mut f) = judge_one(&type_only, natural, a) {
+        if let Some(mut f) = judge_one(&type_only, natural, a, captures) {
             f.message = format!("concurrent answer {}: {}", i + 1, f.message);
             return Some(f);
         }

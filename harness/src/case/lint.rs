@@ -2,9 +2,10 @@
 //! guarded on its unsafe side (and, where it has one, its precision side),
 //! and every case should say which side it guards.
 
+use super::model::{Action, Token};
 use super::requirements::Level;
 use super::{Origin, Suite};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// Below these counts a requirement is thinly covered (a warning).
@@ -71,6 +72,33 @@ impl fmt::Display for LintReport {
     }
 }
 
+/// A capture no later step uses: the comparison it was taken for is
+/// missing, so the case checks less than it seems to.
+fn unused_capture(case: &super::Case) -> Option<&str> {
+    fn tokens<'a>(action: &'a Action, out: &mut BTreeSet<&'a str>) {
+        match action {
+            Action::Invoke {
+                token: Some(Token::Capture(name)),
+                ..
+            } => {
+                out.insert(name);
+            }
+            Action::Concurrent(actions) => actions.iter().for_each(|a| tokens(a, out)),
+            _ => {}
+        }
+    }
+    let mut used = BTreeSet::new();
+    for step in &case.steps {
+        tokens(&step.action, &mut used);
+        used.extend(step.expect.compared_captures().map(String::as_str));
+    }
+    case.steps
+        .iter()
+        .flat_map(|s| s.capture.keys())
+        .find(|name| !used.contains(name.as_str()))
+        .map(String::as_str)
+}
+
 pub fn lint(suite: &Suite) -> LintReport {
     let mut report = LintReport::default();
     let catalogue = &suite.catalogue;
@@ -97,6 +125,11 @@ pub fn lint(suite: &Suite) -> LintReport {
                     .errors
                     .push(issue(format!("cites unknown requirement `{id}`"))),
             }
+        }
+        if let Some(name) = unused_capture(case) {
+            report.errors.push(issue(format!(
+                "captures `{name}` but no step uses it (as a token, in `same` or in `differs`)"
+            )));
         }
         if case.reason.is_none() {
             if !sides.unsafe_side && !sides.precision {

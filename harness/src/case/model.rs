@@ -304,6 +304,23 @@ pub struct Expect {
     /// value (a timestamp, a signature).
     #[serde(default)]
     pub present: Option<Vec<String>>,
+    /// Dotted path → capture name: the value there equals the captured one.
+    #[serde(default)]
+    pub same: Option<BTreeMap<String, String>>,
+    /// Dotted path → capture name: the value there differs from the
+    /// captured one (an absent value is no difference: it fails).
+    #[serde(default)]
+    pub differs: Option<BTreeMap<String, String>>,
+}
+
+impl Expect {
+    /// Every capture name `same` and `differs` compare with.
+    pub fn compared_captures(&self) -> impl Iterator<Item = &String> {
+        self.same
+            .iter()
+            .chain(&self.differs)
+            .flat_map(|m| m.values())
+    }
 }
 
 impl Expect {
@@ -343,6 +360,8 @@ impl Expect {
         );
         add(self.partial.is_some(), "match", None);
         add(self.present.is_some(), "present", None);
+        add(self.same.is_some(), "same", None);
+        add(self.differs.is_some(), "differs", None);
         keys
     }
 }
@@ -432,6 +451,8 @@ pub struct Step {
     /// Capture name → dotted path into the answer.
     pub capture: BTreeMap<String, String>,
     pub note: Option<String>,
+    /// The named session the step acts in; `None` is the case's own session.
+    pub session: Option<String>,
     /// The step's line in its file.
     pub line: usize,
 }

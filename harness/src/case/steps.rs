@@ -250,7 +250,7 @@ fn check_expect(expect: &Expect, act: &Action, pos: super::node::Pos) -> Result<
 
 fn step(ctx: &StepCtx, node: &Node, captures: &mut BTreeSet<String>) -> Result<Step, NodeError> {
     let mut optional: Vec<&str> = Action::KEYS.to_vec();
-    optional.extend(["expect", "capture", "note"]);
+    optional.extend(["expect", "capture", "note", "session"]);
     let fields = entries(node, "a step", &[], &optional)?;
     let map = node.as_map().expect("entries checked it is a map");
     let actions: Vec<&(Node, Node)> = map
@@ -277,11 +277,32 @@ fn step(ctx: &StepCtx, node: &Node, captures: &mut BTreeSet<String>) -> Result<S
         Some(e) => e.parse()?,
         None => Expect::default(),
     };
-    check_expect(
-        &expect,
-        &act,
-        fields.get("expect").map_or(node.pos, |e| e.pos),
-    )?;
+    let expect_pos = fields.get("expect").map_or(node.pos, |e| e.pos);
+    check_expect(&expect, &act, expect_pos)?;
+    if let Some(pattern) = &expect.partial {
+        super::partial::check(pattern)
+            .map_err(|m| NodeError::at(expect_pos, format!("`match`: {m}")))?;
+    }
+    if let Some(name) = expect.compared_captures().find(|c| !captures.contains(*c)) {
+        return Err(NodeError::at(
+            expect_pos,
+            format!("capture `{name}` is compared before any earlier step captures it"),
+        ));
+    }
+    for path in expect
+        .same
+        .iter()
+        .chain(&expect.differs)
+        .flat_map(|m| m.keys())
+    {
+        if path.split('.').any(str::is_empty) {
+            return Err(NodeError::at(
+                expect_pos,
+                format!("`{path}`: empty path segment"),
+            ));
+        }
+    }
+    let session = fields.get("session").map(|n| session_name(n)).transpose()?;
     let capture: BTreeMap<String, String> = match fields.get("capture") {
         Some(c) => c.parse()?,
         None => BTreeMap::new(),
@@ -307,8 +328,32 @@ fn step(ctx: &StepCtx, node: &Node, captures: &mut BTreeSet<String>) -> Result<S
         expect,
         capture,
         note,
+        session,
         line: node.pos.line,
     })
+}
+
+/// A step's `session`: any non-empty name except the runner's own form
+/// (`<worker>-<n>`), which would alias another case's session.
+fn session_name(node: &Node) -> Result<String, NodeError> {
+    let Some(name) = node.as_str() else {
+        return Err(NodeError::at(
+            node.pos,
+            format!("`session` is a name, not {}", node.describe()),
+        ));
+    };
+    let runner_form = name.split_once('-').is_some_and(|(w, n)| {
+        [w, n]
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    });
+    if name.is_empty() || runner_form {
+        return Err(NodeError::at(
+            node.pos,
+            format!("`session: {name:?}`: a session name is non-empty and not of the runner's form `<n>-<n>`"),
+        ));
+    }
+    Ok(name.to_owned())
 }
 
 pub(crate) fn steps(ctx: &StepCtx, node: &Node) -> Result<Vec<Step>, NodeError> {
@@ -381,7 +426,13 @@ pub(crate) fn derived_needs(plugins: bool, steps: &[Step]) -> BTreeSet<Capabilit
             .partial
             .as_ref()
             .and_then(|m| m.get("audit"))
-            .is_some();
+            .is_some()
+            || s.expect
+                .same
+                .iter()
+                .chain(&s.expect.differs)
+                .flat_map(|m| m.keys())
+                .any(|p| p == "audit" || p.starts_with("audit."));
         let audit_capture = s
             .capture
             .values()
