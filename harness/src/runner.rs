@@ -1,6 +1,7 @@
 //! Selection, scheduling and collection of one run.
 
 use crate::adapter::{Connect, Target};
+use crate::case::requirements::condition_value;
 use crate::case::Case;
 use crate::transport::Identity;
 use crate::verdict::{FailKind, Verdict};
@@ -69,6 +70,18 @@ pub fn run(cases: &[Case], connect: &dyn Connect, options: &RunOptions) -> RunOu
     }
 }
 
+/// The profile values to run the reference with for `case`: each condition
+/// resolved to one value (the default when a list allows it).
+fn reference_values(case: &Case) -> BTreeMap<String, serde_json::Value> {
+    case.profile
+        .iter()
+        .map(|(key, want)| {
+            let value = condition_value(want, case.profile_defaults.get(key));
+            (key.clone(), value.clone())
+        })
+        .collect()
+}
+
 /// Runs the built-in reference once per profile the selected cases ask
 /// for: each case runs against `target_for` its effective profile (the
 /// default, overridden by the case's `profile:` conditions). The results
@@ -81,7 +94,7 @@ pub fn run_per_profile(
     let mut groups: BTreeMap<String, (Profile, Vec<Case>)> = BTreeMap::new();
     for case in select(cases, &options.filters) {
         // The loader has checked every condition against the catalogue.
-        let profile = Profile::from_values(&case.profile).unwrap_or_default();
+        let profile = Profile::from_values(&reference_values(case)).unwrap_or_default();
         groups
             .entry(profile.to_string())
             .or_insert_with(|| (profile, Vec::new()))

@@ -7,11 +7,11 @@ use rbv::adapter::Target;
 use rbv::case::{load_dir, Suite};
 use rbv::runner::{run, RunOptions, Summary};
 use rbv::verdict::Verdict;
-use rbv_reference::Mutant;
+use rbv_reference::{Mutant, Profile};
 use std::collections::BTreeSet;
 
 /// How many cases must catch every mutant.
-const MIN_CAUGHT: usize = 2;
+const MIN_CAUGHT: usize = 3;
 
 fn suite() -> Suite {
     let dir = std::env::var_os("RBV_CASES")
@@ -58,6 +58,44 @@ fn the_reference_fails_no_case() {
     assert!(
         Summary::of(&outcome.results).passed > 0,
         "no case passed at all"
+    );
+}
+
+/// Every case passes the reference under every profile value it does not
+/// exclude: the reference answers every open question each way, so a case
+/// that fails under a value it did not rule out would fail a client that
+/// answers that question differently, and correctly.
+#[test]
+fn the_reference_fails_no_case_under_any_profile_value() {
+    let suite = suite();
+    let mut failed = Vec::new();
+    let mut ran = 0;
+    for (key, values) in rbv_reference::profile::KEYS {
+        let default = Profile::default().to_handshake_map()[key].clone();
+        for value in values {
+            let mut profile = Profile::default();
+            profile.set(key, value).expect("a catalogue value");
+            if profile.to_handshake_map()[key] == default {
+                continue;
+            }
+            let outcome = run(&suite.cases, &Target::InProcess(None, profile), &options());
+            let summary = Summary::of(&outcome.results);
+            ran += summary.passed;
+            failed.extend(
+                outcome
+                    .results
+                    .iter()
+                    .filter(|r| matches!(r.verdict, Verdict::Fail(_) | Verdict::Error(_)))
+                    .map(|r| format!("{key}={value}: {}: {}", r.id, r.verdict.label())),
+            );
+        }
+    }
+    assert!(ran > 0, "no case passed under any non-default profile");
+    assert!(
+        failed.is_empty(),
+        "cases that fail the reference under a profile value they do not exclude \
+         (add a `profile:` condition, or fix the case):\n{}",
+        failed.join("\n")
     );
 }
 

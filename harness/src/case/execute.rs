@@ -5,7 +5,7 @@
 use super::judge::{self, Missed};
 use super::model::{Action, Step, Token};
 use super::partial::lookup;
-use super::requirements::same_value;
+use super::requirements::condition_holds;
 use super::steps;
 use super::Case;
 use crate::transport::Transport;
@@ -96,7 +96,7 @@ fn skip_reason(case: &Case, transport: &dyn Transport) -> Option<String> {
             Some(v) => (Some(v), "declares"),
             None => (case.profile_defaults.get(key), "defaults to"),
         };
-        if !have.is_some_and(|h| same_value(h, want)) {
+        if !have.is_some_and(|h| condition_holds(want, h)) {
             let have = have.map_or("nothing".to_owned(), ToString::to_string);
             return Some(format!(
                 "profile {key}: {name} {how} {have}; the case applies to {want}"

@@ -68,6 +68,25 @@ pub struct Catalogue {
 
 /// Whether two JSON values are the same datum; numbers compare by value, so
 /// that `2` and `2.0` agree whatever their spelling.
+/// Whether an implementation's profile value `have` meets a case's
+/// condition `want`: a value, or a list of values any of which will do.
+pub fn condition_holds(want: &Value, have: &Value) -> bool {
+    match want {
+        Value::Array(alternatives) => alternatives.iter().any(|w| same_value(w, have)),
+        _ => same_value(want, have),
+    }
+}
+
+/// The value of a condition to run the reference with: `preferred` (the
+/// default) when the condition allows it, else its first value.
+pub fn condition_value<'a>(want: &'a Value, preferred: Option<&'a Value>) -> &'a Value {
+    match (want, preferred) {
+        (Value::Array(_), Some(p)) if condition_holds(want, p) => p,
+        (Value::Array(alternatives), _) => alternatives.first().unwrap_or(want),
+        _ => want,
+    }
+}
+
 pub fn same_value(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
@@ -108,6 +127,15 @@ impl Catalogue {
                 known.join(", ")
             ));
         };
+        if let Value::Array(alternatives) = value {
+            // A list: the case applies under any of these values.
+            if alternatives.is_empty() {
+                return Err(format!("profile `{key}`: an empty list of values"));
+            }
+            return alternatives
+                .iter()
+                .try_for_each(|v| self.check_condition(key, v).map(|_| ()));
+        }
         if profile.values.iter().any(|v| same_value(v, value)) {
             Ok(())
         } else {

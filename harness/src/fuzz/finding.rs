@@ -3,6 +3,7 @@
 
 use crate::verdict::FailKind;
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// What a target found: which rule broke, which way, and the case that
@@ -52,6 +53,26 @@ impl Finding {
 
     /// A complete YAML case document, ready to paste or to write.
     pub fn to_yaml(&self, artifact: &[u8], found: &str) -> String {
+        self.to_yaml_with_profile(artifact, found, &BTreeMap::new())
+    }
+
+    /// The case document with `profile:` conditions (key → a value, or a
+    /// list of the values the case holds under).
+    pub fn to_yaml_with_profile(
+        &self,
+        artifact: &[u8],
+        found: &str,
+        profile: &BTreeMap<String, serde_json::Value>,
+    ) -> String {
+        let profile = if profile.is_empty() {
+            String::new()
+        } else {
+            let pairs: Vec<String> = profile
+                .iter()
+                .map(|(k, v)| format!("{k}: {}", yaml_json(v)))
+                .collect();
+            format!("\nprofile: {{{}}}", pairs.join(", "))
+        };
         let (_, sha) = artifact_hash(artifact);
         let mut tags = vec!["regression", "fuzz"];
         tags.extend(self.case.tags.iter().copied());
@@ -67,7 +88,7 @@ impl Finding {
             _ => String::new(),
         };
         format!(
-            "id: {id}\ntitle: {title}\nrequirements: [{req}]\nsource: {{fuzz: {target}, artifact: \"{sha}\", found: \"{found}\"}}\ntags: [{tags}]{reason}\nsteps:\n{steps}",
+            "id: {id}\ntitle: {title}\nrequirements: [{req}]\nsource: {{fuzz: {target}, artifact: \"{sha}\", found: \"{found}\"}}\ntags: [{tags}]{reason}{profile}\nsteps:\n{steps}",
             id = self.case_id(artifact),
             title = yaml_string(&self.case.title),
             req = self.requirement,

@@ -6,7 +6,12 @@
 use super::finding::{artifact_hash, Finding};
 use super::subject::Subject;
 use super::targets::Target;
+use crate::adapter::InProcess;
+use crate::case::{execute, load_files, CATALOGUE, FIXTURES};
 use arbitrary::Unstructured;
+use rbv_reference::profile::{Profile, KEYS};
+use serde_json::Value;
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -50,10 +55,11 @@ pub fn promote(
         }
     };
     let (short, _) = artifact_hash(artifact);
-    let yaml = finding.to_yaml(artifact, found);
-    let case_path = root
-        .join("cases")
-        .join(format!("{}.yaml", finding.case_id(artifact)));
+    let rel = format!("{}.yaml", finding.case_id(artifact));
+    let draft = finding.to_yaml(artifact, found);
+    let profile = profile_conditions(&root.join("cases"), &rel, &draft)?;
+    let yaml = finding.to_yaml_with_profile(artifact, found, &profile);
+    let case_path = root.join("cases").join(&rel);
     let artifact_path = root
         .join("corpora")
         .join(target.name)
@@ -74,8 +80,123 @@ pub fn promote(
     })
 }
 
+/// The profile conditions a promoted case depends on. The finding's
+/// expectation comes from rbv's reading under its default profile; a
+/// client answering an open question differently, and correctly, may
+/// answer otherwise. So the case runs against the reference under every
+/// value of every key (one key varied at a time), and a key whose values
+/// do not all pass becomes a condition on the values that do.
+pub fn profile_conditions(
+    cases_root: &Path,
+    rel: &str,
+    yaml: &str,
+) -> Result<BTreeMap<String, Value>, String> {
+    let mut files = Vec::new();
+    let catalogue = cases_root.join(CATALOGUE);
+    if let Ok(text) = fs::read_to_string(&catalogue) {
+        files.push((CATALOGUE.to_owned(), text));
+    }
+    if let Ok(entries) = fs::read_dir(cases_root.join(FIXTURES)) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "yaml") {
+                let name = format!("{FIXTURES}{}", entry.file_name().to_string_lossy());
+                let text =
+                    fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                files.push((name, text));
+            }
+        }
+    }
+    files.push((rel.to_owned(), yaml.to_owned()));
+    let suite = load_files(&files).map_err(|errors| {
+        let shown: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        format!("the promoted case does not load:\n{}", shown.join("\n"))
+    })?;
+    let case = suite
+        .cases
+        .first()
+        .ok_or("the promoted case did not load")?;
+    let passes = |profile: Profile| {
+        let mut reference = InProcess::with_profile(None, profile);
+        execute(case, &mut reference, "promote-1").verdict.is_pass()
+    };
+    if !passes(Profile::default()) {
+        return Err(format!(
+            "{}: the promoted case fails the reference under its default profile",
+            case.id
+        ));
+    }
+    let defaults = Profile::default().to_handshake_map();
+    let mut conditions = BTreeMap::new();
+    for (key, values) in KEYS {
+        let mut holding = Vec::new();
+        for value in values {
+            let mut profile = Profile::default();
+            profile.set(key, value)?;
+            let wire = profile.to_handshake_map()[key].clone();
+            if wire == defaults[key] || passes(profile) {
+                holding.push(wire);
+            }
+        }
+        if holding.len() < values.len() {
+            let condition = match holding.as_slice() {
+                [one] => one.clone(),
+                _ => Value::Array(holding),
+            };
+            conditions.insert(key.to_owned(), condition);
+        }
+    }
+    Ok(conditions)
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// The two fuzz regressions that once held under the default profile
+    /// only: promotion now finds the conditions they depend on.
+    #[test]
+    fn promotion_finds_the_profile_a_finding_depends_on() {
+        let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let unconditioned = |name: &str| {
+            let path = cases
+                .join("regressions/manifest")
+                .join(format!("{name}.yaml"));
+            let text = fs::read_to_string(path).unwrap();
+            let kept: Vec<&str> = text
+                .lines()
+                .filter(|l| !l.starts_with("profile:"))
+                .collect();
+            (
+                format!("regressions/manifest/{name}.yaml"),
+                kept.join("\n") + "\n",
+            )
+        };
+        let (rel, yaml) = unconditioned("fuzz-manifest-6a3a5f4a");
+        assert_eq!(
+            profile_conditions(&cases, &rel, &yaml).unwrap(),
+            BTreeMap::from([(
+                "permissions_placement".to_owned(),
+                serde_json::json!(["top-level", "both"])
+            )])
+        );
+        let (rel, yaml) = unconditioned("fuzz-manifest-2016655e");
+        assert_eq!(
+            profile_conditions(&cases, &rel, &yaml).unwrap(),
+            BTreeMap::from([(
+                "undeclared_opaque_band".to_owned(),
+                serde_json::json!("escalate")
+            )])
+        );
+        // A case that holds under every value gets no condition.
+        let (rel, yaml) = unconditioned("fuzz-manifest-2016655e");
+        let yaml = yaml.replace("{band: {at_least: escalate}}", "{band: {at_least: auto}}");
+        assert_eq!(
+            profile_conditions(&cases, &rel, &yaml).unwrap(),
+            BTreeMap::new()
+        );
+    }
+
     #[test]
     fn today_is_a_date() {
         let d = super::today();

@@ -300,3 +300,28 @@ fn lint_flags_a_capture_nothing_compares() {
     );
     assert!(lint(used).is_ok(), "{:?}", lint(used).errors);
 }
+
+#[test]
+fn a_list_profile_condition_is_any_of_its_values() {
+    let src =
+        "profile: {rule_of_two_threshold: [2, 3]}\nsteps:\n  - evaluate: {id: \"client:x\"}\n";
+    let suite = load(&[("c.yaml", &format!("{HEAD}{src}"))]).unwrap_or_else(|e| panic!("{e:?}"));
+    let case = &suite.cases[0];
+    // The reference declares 2: the case runs.
+    let v = case::execute(case, &mut Proxy::reference(), "0-1").verdict;
+    assert_eq!(v, Verdict::Pass);
+    let only_three =
+        "profile: {rule_of_two_threshold: [3]}\nsteps:\n  - evaluate: {id: \"client:x\"}\n";
+    let suite = load(&[("c.yaml", &format!("{HEAD}{only_three}"))]).unwrap();
+    let v = case::execute(&suite.cases[0], &mut Proxy::reference(), "0-1").verdict;
+    assert!(matches!(v, Verdict::Skip { .. }), "{v:?}");
+    for bad in ["[2, 4]", "[]"] {
+        let src = format!("profile: {{rule_of_two_threshold: {bad}}}\nsteps:\n  - evaluate: {{id: \"client:x\"}}\n");
+        let errs = errors(&[("c.yaml", &format!("{HEAD}{src}"))]);
+        assert!(
+            errs.iter()
+                .any(|e| e.message.contains("rule_of_two_threshold")),
+            "{bad}: {errs:?}"
+        );
+    }
+}
