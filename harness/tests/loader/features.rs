@@ -325,3 +325,116 @@ fn a_list_profile_condition_is_any_of_its_values() {
         );
     }
 }
+
+/// The corpus cases written with these features, each against the wrong
+/// implementation it exists to catch (the reference behind a proxy): every
+/// one of them must fail.
+#[test]
+fn the_corpus_cases_using_the_features_catch_their_defects() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    if !root.join(case::CATALOGUE).exists() {
+        return;
+    }
+    let suite = case::load_dir(&root).unwrap_or_else(|e| panic!("{e:?}"));
+    let check = |prefixes: &[&str], make: &dyn Fn() -> Proxy| {
+        let mut total = 0;
+        for c in suite
+            .cases
+            .iter()
+            .filter(|c| prefixes.iter().any(|p| c.id.starts_with(p)))
+        {
+            let mut reference = Proxy::reference();
+            let passes = case::execute(c, &mut reference, "0-1").verdict;
+            if matches!(passes, Verdict::Skip { .. }) {
+                continue;
+            }
+            assert_eq!(passes, Verdict::Pass, "{}", c.id);
+            let v = case::execute(c, &mut make(), "0-1").verdict;
+            assert!(
+                matches!(v, Verdict::Fail(_)),
+                "{} passes {prefixes:?}'s defect: {v:?}",
+                c.id
+            );
+            total += 1;
+        }
+        assert!(total >= 2, "{prefixes:?}: only {total} cases");
+    };
+    // One state for every session.
+    check(
+        &[
+            "tokens/sessions/",
+            "manifest/sessions/",
+            "rule-of-two/sessions/",
+        ],
+        &|| Proxy::new(true, |_, _| {}),
+    );
+    // A signature that ignores argument data.
+    check(&["audit/signature/differs-"], &|| {
+        Proxy::new(false, |v, _| {
+            if v.get("signature").is_some() {
+                v["signature"] = Value::from("sig");
+                v["audit"]["signature"] = Value::from("sig");
+            }
+        })
+    });
+    // A signature (and record) that carries a nonce.
+    check(
+        &[
+            "audit/signature/one-call",
+            "audit/signature/key-order",
+            "audit/final-band/",
+        ],
+        &|| {
+            Proxy::new(false, |v, n| {
+                if let Some(Value::String(s)) = v.pointer("/audit/signature").cloned() {
+                    v["audit"]["signature"] = Value::from(format!("{s}-{n}"));
+                }
+                if let Some(Value::String(s)) = v.get("signature").cloned() {
+                    v["signature"] = Value::from(format!("{s}-{n}"));
+                }
+            })
+        },
+    );
+    // A record that states the declared floor, not the final band.
+    check(&["audit/final-band/"], &|| {
+        Proxy::new(false, |v, _| {
+            if let (Some(Value::String(d)), Some(_)) = (v.get("declared").cloned(), v.get("audit"))
+            {
+                v["audit"]["band"] = Value::from(d);
+            }
+            if v["type"] == "invocation" && v.get("audit").is_some() {
+                v["audit"]["band"] = Value::from("soft-ack");
+            }
+        })
+    });
+    // Declarations looked up in a plain object: built-in names are "declared".
+    check(&["manifest/builtin-names/operation-"], &|| {
+        Proxy::new(false, |v, _| {
+            if let Some(Value::String(op)) = v.pointer("/audit/operation").cloned() {
+                let builtin = [
+                    "constructor",
+                    "__proto__",
+                    "toString",
+                    "hasOwnProperty",
+                    "__class__",
+                    "__dict__",
+                ]
+                .iter()
+                .any(|b| op.contains(b));
+                let plugin = v
+                    .pointer("/audit/plugin")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                if builtin || ["toString", "__dict__"].contains(&plugin) {
+                    v["band"] = Value::from("auto");
+                    v["decision"] = Value::from("allow");
+                    if v["type"] == "invocation" {
+                        v["allowed"] = Value::Bool(true);
+                    } else {
+                        v["declared"] = Value::from("auto");
+                    }
+                }
+            }
+        })
+    });
+}
