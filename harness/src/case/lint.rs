@@ -2,6 +2,7 @@
 //! guarded on its unsafe side (and, where it has one, its precision side),
 //! and every case should say which side it guards.
 
+use super::coverage::{self, names, Contributor, Exercised, Path};
 use super::model::{Action, Token};
 use super::requirements::Level;
 use super::{Origin, Suite};
@@ -38,6 +39,10 @@ pub struct RequirementCoverage {
     pub unsafe_cases: usize,
     /// Cases citing the requirement that can fail `over`.
     pub precision_cases: usize,
+    /// The request paths its cases observe it through.
+    pub paths: BTreeSet<Path>,
+    /// The contributors to the effective band its cases set up.
+    pub contributors: BTreeSet<Contributor>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -58,14 +63,19 @@ impl fmt::Display for LintReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "| requirement | level | unsafe-side cases | precision cases |"
+            "| requirement | level | unsafe-side cases | precision cases | paths | contributors |"
         )?;
-        writeln!(f, "|---|---|---:|---:|")?;
+        writeln!(f, "|---|---|---:|---:|---|---|")?;
         for c in &self.coverage {
             writeln!(
                 f,
-                "| {} | {} | {} | {} |",
-                c.id, c.level, c.unsafe_cases, c.precision_cases
+                "| {} | {} | {} | {} | {} | {} |",
+                c.id,
+                c.level,
+                c.unsafe_cases,
+                c.precision_cases,
+                names(&c.paths, Path::as_str),
+                names(&c.contributors, Contributor::as_str)
             )?;
         }
         Ok(())
@@ -107,6 +117,7 @@ pub fn lint(suite: &Suite) -> LintReport {
         .iter()
         .map(|r| (r.id.as_str(), (0, 0)))
         .collect();
+    let mut reached: BTreeMap<&str, Exercised> = BTreeMap::new();
 
     for case in &suite.cases {
         let sides = case.guards();
@@ -115,11 +126,15 @@ pub fn lint(suite: &Suite) -> LintReport {
             origin: Some(case.origin.clone()),
             message,
         };
+        let exercised = coverage::exercised(case);
         for id in &case.requirements {
             match counts.get_mut(id.as_str()) {
                 Some((u, p)) => {
                     *u += usize::from(sides.unsafe_side);
                     *p += usize::from(sides.precision);
+                    let r = reached.entry(id.as_str()).or_default();
+                    r.paths.extend(&exercised.paths);
+                    r.contributors.extend(&exercised.contributors);
                 }
                 None => report
                     .errors
@@ -166,6 +181,36 @@ pub fn lint(suite: &Suite) -> LintReport {
                     .push(issue("a MUST requirement with no case".into()));
             }
         }
+        let Exercised {
+            paths,
+            contributors,
+        } = reached.remove(r.id.as_str()).unwrap_or_default();
+        let mut required: Vec<Path> = Vec::new();
+        for name in &r.paths {
+            match Path::parse(name) {
+                Some(p) => required.push(p),
+                None => report.errors.push(issue(format!(
+                    "unknown path `{name}` in `paths` (known: {})",
+                    Path::ALL.map(Path::as_str).join(", ")
+                ))),
+            }
+        }
+        if r.paths.is_empty() {
+            required.extend(Path::required_for(r.capability));
+        }
+        if r.level == Level::Must {
+            let missing: Vec<&str> = required
+                .iter()
+                .filter(|p| !paths.contains(p))
+                .map(|p| p.as_str())
+                .collect();
+            if !missing.is_empty() {
+                report.errors.push(issue(format!(
+                    "a MUST requirement no case checks through {} (a path that can observe it)",
+                    missing.join(", ")
+                )));
+            }
+        }
         if unsafe_cases < MIN_UNSAFE_CASES {
             report.warnings.push(issue(format!(
                 "{unsafe_cases} unsafe-side case(s); {MIN_UNSAFE_CASES} wanted"
@@ -181,6 +226,8 @@ pub fn lint(suite: &Suite) -> LintReport {
             level: r.level,
             unsafe_cases,
             precision_cases,
+            paths,
+            contributors,
         });
     }
     report

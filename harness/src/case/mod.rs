@@ -6,6 +6,7 @@
 //! (`case.steps[n - 1]`); step 0 is the `load_plugins` of the case's
 //! `plugins`, sent before step 1.
 
+pub mod coverage;
 mod execute;
 mod expand;
 mod judge;

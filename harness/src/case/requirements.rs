@@ -45,6 +45,11 @@ pub struct Requirement {
     pub safe_side: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rationale: Option<String>,
+    /// The request paths that can observe the rule, where its capability's
+    /// default (`coverage::Path::required_for`) does not fit: a manifest
+    /// rule seen only when a plugin loads says `paths: [manifest]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

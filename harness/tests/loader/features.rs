@@ -298,7 +298,63 @@ fn lint_flags_a_capture_nothing_compares() {
         "{:?}",
         report.errors
     );
-    assert!(lint(used).is_ok(), "{:?}", lint(used).errors);
+    let report = lint(used);
+    assert!(
+        !report.errors.iter().any(|e| e.message.contains("captures")),
+        "{:?}",
+        report.errors
+    );
+}
+
+#[test]
+fn lint_coverage_names_paths_and_contributors_and_fails_a_must_without_one() {
+    let catalogue = |paths: &str| {
+        format!("requirements:\n  - {{id: R-1, title: t, rule: r, section: \"§1\", level: MUST, capability: manifest{paths}}}\n")
+    };
+    let evaluate_only = "id: a/e\nrequirements: [R-1]\nsource: {note: n}\nplugins: [{manifest: {name: p, version: 1.0.0, permissions: {default: soft-ack, operations: [{id: \"mcp:p/x\", band: auto}]}}}]\nsteps:\n  - record_event: {kind: untrusted_content}\n  - set_policy: {floors: {\"mcp:p/x\": soft-ack}}\n  - evaluate: {plugin: p, id: \"mcp:p/x\"}\n    expect: {band: soft-ack, match: {audit: {band: soft-ack}}}\n  - evaluate: {id: \"client:sh\", kind: shell, arguments: {command: ls}}\n    expect: {band: auto}\n";
+    let invoke = "id: a/i\nrequirements: [R-1]\nsource: {note: n}\nsteps:\n  - set_policy: {critical: [\"client:y\"]}\n  - invoke: {operation: {id: \"client:y\"}}\n    expect: {allowed: false}\n";
+    let lint = |paths: &str, cases: &[&str]| {
+        let mut files = vec![("REQUIREMENTS.yaml".to_owned(), catalogue(paths))];
+        for (i, c) in cases.iter().enumerate() {
+            files.push((format!("c{i}.yaml"), c.to_string()));
+        }
+        case::lint(&case::load_files(&files).unwrap_or_else(|e| panic!("{e:?}")))
+    };
+    let report = lint("", &[evaluate_only]);
+    assert!(
+        report
+            .errors
+            .iter()
+            .any(|e| e.subject == "R-1" && e.message.contains("through invoke")),
+        "{:?}",
+        report.errors
+    );
+    let row = &report.coverage[0];
+    let shown = report.to_string();
+    assert!(
+        shown.contains("| evaluate, audit | declared, default, inspector, rule-of-two, policy |"),
+        "{shown}"
+    );
+    assert_eq!(row.paths.len(), 2);
+    // An invoke case closes the gap; its contributors join the row.
+    let report = lint("", &[evaluate_only, invoke]);
+    assert!(report.is_ok(), "{:?}", report.errors);
+    assert!(
+        report.to_string().contains("| evaluate, invoke, audit | declared, default, undeclared, inspector, rule-of-two, policy, critical |"),
+        "{report}"
+    );
+    // A requirement may name the paths that can observe it.
+    assert!(lint(", paths: [evaluate]", &[evaluate_only]).is_ok());
+    let report = lint(", paths: [approve]", &[evaluate_only]);
+    assert!(report
+        .errors
+        .iter()
+        .any(|e| e.message.contains("through approve")));
+    let report = lint(", paths: [telepathy]", &[evaluate_only, invoke]);
+    assert!(report
+        .errors
+        .iter()
+        .any(|e| e.message.contains("unknown path `telepathy`")));
 }
 
 #[test]
