@@ -317,6 +317,9 @@ mod execution;
 #[path = "loader/features.rs"]
 mod features;
 
+#[path = "loader/defects.rs"]
+mod defects;
+
 // ---------------------------------------------------------------- lint
 
 #[test]
