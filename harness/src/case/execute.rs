@@ -25,7 +25,8 @@ pub struct Exchange {
     /// `plugins`, sent before step 1.
     pub step: usize,
     /// The wire request as JSON text, without its envelope's `id` and
-    /// `session` (with `type`). Text, not a `Value`: only a report of a
+    /// `session` (with `type`; with `session` first when the step acts in
+    /// a named session, so that a report shows where it went). Text, not a `Value`: only a report of a
     /// case that did not pass reads it, and building a tree for every
     /// request was a tenth of the runner's time.
     pub request: String,
@@ -176,6 +177,8 @@ struct Batch {
     expects_unsupported: bool,
     /// What the step needs, to name in an unexpected `unsupported`.
     needs: BTreeSet<Capability>,
+    /// Sent in a named session (recorded in each exchange's request).
+    named: bool,
 }
 
 /// Sends one batch and checks the answers are well-formed answers to it;
@@ -192,8 +195,18 @@ fn send(
         bodies,
         expects_unsupported,
         needs,
+        named,
     } = batch;
-    let requests: Vec<String> = bodies.iter().map(RequestBody::typed_json).collect();
+    let requests: Vec<String> = bodies
+        .iter()
+        .map(|b| {
+            let text = b.typed_json();
+            match text.strip_prefix('{') {
+                Some(rest) if named => format!("{{\"session\":{},{rest}", Value::from(session)),
+                _ => text,
+            }
+        })
+        .collect();
     let count = bodies.len();
     let result = transport.exchange(session, bodies);
     let observations = match result {
@@ -320,6 +333,7 @@ impl Sessions<'_> {
             bodies: vec![RequestBody::ResetSession(ResetSessionRequest {})],
             expects_unsupported: false,
             needs: BTreeSet::new(),
+            named: true,
         };
         let sent = send(transport, name, batch, run)?;
         let answer = answers(run, sent)[0];
@@ -372,6 +386,7 @@ fn run_step(
         bodies: batch,
         expects_unsupported: unsupported,
         needs,
+        named: step.session.is_some(),
     };
     let sent = send(transport, session, batch, run)?;
     let answers = answers(run, sent);
@@ -419,6 +434,7 @@ pub fn execute(case: &Case, transport: &mut dyn Transport, session: &str) -> Cas
             bodies: vec![body],
             expects_unsupported: false,
             needs: BTreeSet::from([Capability::Manifest]),
+            named: false,
         };
         match send(transport, session, batch, &mut run) {
             Ok(sent) => {

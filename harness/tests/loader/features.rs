@@ -107,6 +107,25 @@ fn named_sessions_are_distinct_sessions_of_one_implementation() {
     // The named session is used by its name, reset once before its first
     // use; the case's own session is never reset.
     assert_eq!(reference.seen, ["b", "b", "0-1", "b", "b", "0-1"]);
+    // A report shows which session each request of a named session went to.
+    let run = case::execute(
+        &load(&[("c.yaml", &format!("{HEAD}{CROSS_SESSION}"))])
+            .unwrap()
+            .cases[0],
+        &mut Proxy::reference(),
+        "0-1",
+    );
+    let sessions: Vec<Option<String>> = run
+        .exchanges
+        .iter()
+        .map(|e| {
+            e.request_value()
+                .get("session")
+                .and_then(|s| s.as_str().map(str::to_owned))
+        })
+        .collect();
+    let b = Some("b".to_owned());
+    assert_eq!(sessions, [b.clone(), b.clone(), None, b.clone(), b, None]);
     // One global state lets the token redeem in `b`: an unsafe failure.
     let mut global = Proxy::new(true, |_, _| {});
     assert_fails(&verdict(CROSS_SESSION, &mut global), FailKind::Under, 3);
