@@ -424,6 +424,7 @@ fn operation(plugin: Option<&str>, id: &str, kind: OperationKind, arguments: Val
         arguments: arguments.as_object().cloned().unwrap_or_default(),
         trust: Some(Trust::Trusted),
         actor: None,
+        dialect: None,
     }
 }
 

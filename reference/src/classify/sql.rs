@@ -65,6 +65,8 @@
 //! as a second layer. The payload is assumed to be sent as one simple query.
 
 mod catalog;
+#[cfg(test)]
+mod dialect_tests;
 mod effect;
 mod parse;
 #[cfg(test)]
@@ -75,6 +77,7 @@ use super::Inspection;
 use crate::mutant::Mutant;
 use effect::{Effect, Finding};
 use parse::Lexing;
+use rbv_protocol::SqlDialect;
 use sqlparser::ast::Statement;
 
 /// How a call of a function the catalog does not know is judged.
@@ -87,19 +90,47 @@ pub enum FunctionPolicy {
     DenyList,
 }
 
-/// Inspects one SQL payload (one or more statements).
+/// Inspects one PostgreSQL payload (one or more statements).
 pub fn inspect(sql: &str, mutant: Option<Mutant>) -> Inspection {
-    inspect_with(sql, mutant, FunctionPolicy::default())
+    inspect_in(sql, SqlDialect::Postgresql, mutant)
 }
 
-/// [`inspect`] with an explicit policy for unknown functions.
-pub fn inspect_with(sql: &str, mutant: Option<Mutant>, policy: FunctionPolicy) -> Inspection {
+/// Inspects one payload written in `dialect`.
+pub fn inspect_in(sql: &str, dialect: SqlDialect, mutant: Option<Mutant>) -> Inspection {
+    inspect_with(sql, dialect, mutant, FunctionPolicy::default())
+}
+
+/// Inspects a payload whose operation names a dialect by its wire spelling
+/// (`None`: PostgreSQL). A dialect the inspector does not know fails safe:
+/// its comments and strings cannot be told from its code.
+pub fn inspect_named(sql: &str, dialect: Option<&str>, mutant: Option<Mutant>) -> Inspection {
+    let named = match dialect {
+        None => Ok(SqlDialect::Postgresql),
+        Some(name) => name.parse::<SqlDialect>(),
+    };
+    match (named, mutant) {
+        (_, Some(Mutant::DialectBlindSql)) => inspect(sql, mutant),
+        (Ok(dialect), _) => inspect_in(sql, dialect, mutant),
+        (Err(e), _) => Inspection::unknown(format!(
+            "{e}: the SQL dialect is not one the inspector reads (postgresql, mysql, sqlite); fail safe"
+        )),
+    }
+}
+
+/// [`inspect_in`] with an explicit policy for unknown functions.
+pub fn inspect_with(
+    sql: &str,
+    dialect: SqlDialect,
+    mutant: Option<Mutant>,
+    policy: FunctionPolicy,
+) -> Inspection {
     if mutant == Some(Mutant::FirstKeywordSql) {
         return first_keyword(sql);
     }
-    let (mut findings, kinds) = match parse::statements(sql, Lexing::Standard) {
+    let lexing = Lexing::default_for(dialect);
+    let (mut findings, kinds) = match parse::statements(sql, dialect, lexing) {
         Ok(statements) => (
-            judge(&statements, policy),
+            judge(&statements, dialect, policy),
             statements.iter().map(walk::kind).collect(),
         ),
         Err(e) => (
@@ -107,15 +138,21 @@ pub fn inspect_with(sql: &str, mutant: Option<Mutant>, policy: FunctionPolicy) -
             Vec::new(),
         ),
     };
-    if sql.contains('\\') {
-        if let Ok(statements) = parse::statements(sql, Lexing::BackslashEscapes) {
-            findings.extend(judge(&statements, policy).into_iter().map(|mut f| {
-                f.reason = format!(
-                    "read with backslash escapes (standard_conforming_strings off): {}",
-                    f.reason
-                );
-                f
-            }));
+    let other = Lexing::other_for(dialect).filter(|_| sql.contains('\\'));
+    if let Some(other) = other {
+        if let Ok(statements) = parse::statements(sql, dialect, other) {
+            let setting = match dialect {
+                SqlDialect::Mysql => "sql_mode NO_BACKSLASH_ESCAPES",
+                _ => "standard_conforming_strings off",
+            };
+            findings.extend(
+                judge(&statements, dialect, policy)
+                    .into_iter()
+                    .map(|mut f| {
+                        f.reason = format!("read under {setting}: {}", f.reason);
+                        f
+                    }),
+            );
         }
     }
     if mutant == Some(Mutant::QuotedStringBlind) {
@@ -131,11 +168,11 @@ pub fn inspect_with(sql: &str, mutant: Option<Mutant>, policy: FunctionPolicy) -
 
 /// The findings of every statement, in order; prepared statements carry
 /// their findings to a later `EXECUTE` of the same name.
-fn judge(statements: &[Statement], policy: FunctionPolicy) -> Vec<Finding> {
+fn judge(statements: &[Statement], dialect: SqlDialect, policy: FunctionPolicy) -> Vec<Finding> {
     let mut prepared = walk::Prepared::new();
     let mut findings = Vec::new();
     for stmt in statements {
-        let found = walk::statement(stmt, policy, &prepared);
+        let found = walk::statement(stmt, dialect, policy, &prepared);
         match stmt {
             Statement::Prepare { name, .. } => {
                 prepared.insert(fold(&name.value, name.quote_style), found.clone());
