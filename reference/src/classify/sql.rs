@@ -1,6 +1,8 @@
 //! Call-time inspection of SQL (proposal §4.3, DESIGN.md §2): statement by
-//! statement, never by tool name. The payload is parsed as PostgreSQL with
-//! `sqlparser`; every nested statement, query, expression and literal is
+//! statement, never by tool name. The payload is parsed with `sqlparser` in
+//! the operation's dialect (PostgreSQL unless it names MySQL or SQLite; an
+//! unknown dialect fails safe, see [Dialects](#dialects)); every nested
+//! statement, query, expression and literal is
 //! walked, and each part with an effect leaves a ground (`effect::Finding`)
 //! whose axes project to a band. Several statements: the most dangerous,
 //! axis by axis. Unparseable: fails safe (escalate).
@@ -16,9 +18,17 @@
 //! tunes performance, display or timeouts, `PREPARE` of a read, `EXECUTE` of
 //! a read prepared earlier in the same payload, `DEALLOCATE`, `DECLARE`/
 //! `FETCH`/`CLOSE` of a cursor (PostgreSQL cursors are queries; their
-//! functions are judged at `DECLARE`), `LISTEN`/`UNLISTEN`, `DISCARD
+//! functions are judged at `DECLARE`), `UNLISTEN`, `DISCARD
 //! PLANS|SEQUENCES`. Literals, quoted identifiers, comments and dollar
 //! quotes are data.
+//!
+//! # What is soft-ack: holding a shared server's resources
+//! `pg_sleep*` (MySQL `SLEEP`, `BENCHMARK`), `LISTEN` and `DECLARE … WITH
+//! HOLD` change nothing, but hold a connection, a notification-queue slot or
+//! a materialized cursor of a shared server until the session lets go:
+//! reversible, shared-remote, so soft-ack (noted, not asked). `LOCK` and
+//! locking clauses are not in this class: they stop other sessions' work,
+//! and escalate.
 //!
 //! # What escalates
 //! Writes, DDL and DCL; data-modifying CTEs at any depth; `EXPLAIN ANALYZE`
@@ -36,6 +46,23 @@
 //! (`catalog.rs`); any statement kind not listed above; input that does not
 //! parse, or that holds more operators and keywords than the inspector can
 //! walk without risking its stack (`parse::MAX_CHAIN_TOKENS`).
+//!
+//! # Dialects
+//! - **MySQL**: executable comments (`/*! … */`, `/*!50000 … */`) are read
+//!   as the code they are, whatever the version number; MariaDB's `/*M! … */`
+//!   fails safe; `#` starts a comment; strings are read with backslash
+//!   escapes and, joined, without them (`NO_BACKSLASH_ESCAPES`). `LOAD DATA`,
+//!   `SELECT … INTO OUTFILE|DUMPFILE` and `HANDLER` do not parse in sqlparser
+//!   0.64 and fail safe. Functions are judged against MySQL's built-ins
+//!   (`LOAD_FILE` reads server files, `GET_LOCK` locks, `sys_exec` runs a
+//!   program).
+//! - **SQLite**: block comments do not nest; `PRAGMA` without a value (or
+//!   with the table or index it reports on) is a read, with a value a write;
+//!   `ATTACH` opens or creates a file on the host; `BEGIN IMMEDIATE|EXCLUSIVE`
+//!   takes the write lock; `load_extension` and the shell's fileio functions
+//!   reach the host. `VACUUM INTO` does not parse and fails safe.
+//! - A payload in one dialect is never read in another: PostgreSQL keeps
+//!   `/*! … */` as a comment and reads `#` as an operator.
 //!
 //! # Unknown functions: an allow-list
 //! A function call is judged by the catalog: known effects escalate with

@@ -202,3 +202,17 @@ fn the_dialect_blind_mutant_reads_everything_as_postgres() {
     assert_eq!(blind("SELECT 1", "oracle"), Band::Auto);
     assert_eq!(blind("PRAGMA table_info(t)", "sqlite"), Band::Escalate);
 }
+
+#[test]
+fn sqlite_write_locks_escalate() {
+    all(
+        Some("sqlite"),
+        Band::Auto,
+        &["BEGIN", "BEGIN DEFERRED TRANSACTION"],
+    );
+    all(
+        Some("sqlite"),
+        Band::Escalate,
+        &["BEGIN IMMEDIATE", "BEGIN EXCLUSIVE TRANSACTION"],
+    );
+}

@@ -8,8 +8,8 @@ use super::FunctionPolicy;
 use rbv_protocol::SqlDialect;
 use sqlparser::ast::{
     BinaryOperator, CopyTarget, DiscardObject, Expr, ObjectName, ObjectNamePart, Query, Reset,
-    Select, Set, Statement, TableFactor, TransactionAccessMode, TransactionMode, Value,
-    ValueWithSpan, Visit, Visitor,
+    Select, Set, Statement, TableFactor, TransactionAccessMode, TransactionMode,
+    TransactionModifier, Value, ValueWithSpan, Visit, Visitor,
 };
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -128,9 +128,18 @@ impl Walker<'_> {
             Statement::Truncate(_) => self.push(Destroy, "TRUNCATE removes every row"),
             Statement::Set(set) => self.set(set),
             Statement::Reset(reset) => self.reset(&reset.reset),
-            Statement::StartTransaction { modes, .. } => {
+            Statement::StartTransaction { modes, modifier, .. } => {
                 if read_write(modes) {
                     self.push(Write, "a READ WRITE transaction escapes a read-only wrapper");
+                }
+                if matches!(
+                    modifier,
+                    Some(TransactionModifier::Immediate | TransactionModifier::Exclusive)
+                ) {
+                    self.push(
+                        Write,
+                        "BEGIN IMMEDIATE/EXCLUSIVE takes the database's write lock until the transaction ends",
+                    );
                 }
             }
             Statement::Commit { .. } => self.push(
@@ -424,7 +433,11 @@ impl Visitor for Walker<'_> {
 
     fn pre_visit_select(&mut self, select: &Select) -> ControlFlow<()> {
         if self.planned == 0 && select.into.is_some() {
-            self.push(Effect::Write, "SELECT … INTO creates a table");
+            let what = match self.dialect {
+                SqlDialect::Postgresql => "SELECT … INTO creates a table",
+                _ => "SELECT … INTO writes a table, a file or session variables",
+            };
+            self.push(Effect::Write, what);
         }
         ControlFlow::Continue(())
     }
