@@ -202,7 +202,9 @@ fn without_variadic(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
 /// MariaDB also runs `/*M! … */` and `/*M!100100 … */`, which MySQL (and
 /// sqlparser) keep as a comment.
 fn mariadb_executable(token: &Token) -> bool {
-    matches!(token, Token::Whitespace(Whitespace::MultiLineComment(c)) if c.starts_with("M!"))
+    // Either case: a client that lower-cases the payload must not hide it.
+    matches!(token, Token::Whitespace(Whitespace::MultiLineComment(c))
+        if c.starts_with("M!") || c.starts_with("m!"))
 }
 
 /// Whether a token can extend a chain: anything but atoms, list
