@@ -84,6 +84,18 @@ pub enum Capability {
     CriticalFloor,
 }
 
+/// The SQL dialect an operation's payload is written in, which decides how
+/// it is lexed (comments, string escapes) and which statements exist. Sent
+/// as text in `Operation::dialect`; a value outside these spellings must be
+/// judged fail-safe (escalate), never read as the default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SqlDialect {
+    /// The default when an operation names none.
+    Postgresql,
+    Mysql,
+    Sqlite,
+}
+
 /// Who approves an operation. Only a `Human` approval may mint a token.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
@@ -137,6 +149,7 @@ spelled!(Scope { Local = "local", SharedRemote = "shared-remote", External = "ex
 spelled!(Trust { Trusted = "trusted", Untrusted = "untrusted" });
 spelled!(Decision { Allow = "allow", Note = "note", Ask = "ask", Deny = "deny" });
 spelled!(ApproverKind { Human = "human", Model = "model", Tool = "tool", Plugin = "plugin" });
+spelled!(SqlDialect { Postgresql = "postgresql", Mysql = "mysql", Sqlite = "sqlite" });
 spelled!(Capability {
     Manifest = "manifest",
     Projection = "projection",

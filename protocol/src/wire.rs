@@ -275,6 +275,12 @@ pub struct Operation {
     /// Who asks for the call; `model` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actor: Option<String>,
+    /// For `kind: sql`: the dialect of the database the statement goes to,
+    /// `postgresql` (the default when absent), `mysql` or `sqlite`. The
+    /// client knows it from the tool's configuration, not from the model's
+    /// arguments. Any other value is unknown and fails safe: escalate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<String>,
 }
 
 /// Who approves.

@@ -81,7 +81,8 @@ fn payload<'a>(op: &'a Operation, key: &str) -> Result<&'a str, String> {
 
 fn inspect(op: &Operation, kind: OperationKind, mutant: Option<Mutant>) -> Inspection {
     let result = match kind {
-        OperationKind::Sql => payload(op, "sql").map(|s| classify::sql::inspect(s, mutant)),
+        OperationKind::Sql => payload(op, "sql")
+            .map(|s| classify::sql::inspect_named(s, op.dialect.as_deref(), mutant)),
         OperationKind::Shell => payload(op, "command").map(|s| classify::shell::inspect(s, mutant)),
         OperationKind::Fetch => payload(op, "url").and_then(|url| {
             let method = match op.arguments.get("method") {

@@ -61,6 +61,8 @@ mutants! {
         "§6.4: `default: auto` lowers undeclared operations to auto",
     RuleOfTwoOff = "rule-of-two-off":
         "§2.3: Rule-of-Two is not evaluated at call time",
+    DialectBlindSql = "dialect-blind-sql":
+        "§4.3: every SQL payload is read as PostgreSQL whatever its dialect (MySQL's /*! */ code is a comment; an unknown dialect is PostgreSQL)",
 }
 
 impl fmt::Display for Mutant {

@@ -15,7 +15,7 @@
 //!   Part of it is deliberate: PostgreSQL's read-only check has blind spots
 //!   (the README lists them) that must escalate.
 
-use rbv_protocol::{Band, Trust};
+use rbv_protocol::{Band, SqlDialect, Trust};
 use rbv_reference::classify::sql::{inspect_with, FunctionPolicy};
 use rbv_reference::classify::Inspection;
 use rbv_reference::projection::project;
@@ -97,7 +97,7 @@ fn band(i: &Inspection) -> Band {
 }
 
 fn judge(r: &Record, mutant: Option<Mutant>, policy: FunctionPolicy) -> (Band, Inspection) {
-    let inspection = inspect_with(&r.sql, mutant, policy);
+    let inspection = inspect_with(&r.sql, SqlDialect::Postgresql, mutant, policy);
     (band(&inspection), inspection)
 }
 
@@ -276,7 +276,14 @@ const BLIND_SPOTS: &[&str] = &[
 fn postgres_blind_spots_escalate() {
     let passed: Vec<_> = BLIND_SPOTS
         .iter()
-        .filter(|sql| band(&inspect_with(sql, None, FunctionPolicy::AllowList)) != Band::Escalate)
+        .filter(|sql| {
+            band(&inspect_with(
+                sql,
+                SqlDialect::Postgresql,
+                None,
+                FunctionPolicy::AllowList,
+            )) != Band::Escalate
+        })
         .collect();
     assert!(passed.is_empty(), "not escalated: {passed:#?}");
 }

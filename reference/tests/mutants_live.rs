@@ -121,6 +121,14 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
                 "reasons",
             )
         }
+        Mutant::DialectBlindSql => {
+            let hidden = json!({"plugin": "p", "id": "mcp:db/execute_sql", "kind": "sql", "dialect": "mysql",
+                                "arguments": {"sql": "SELECT 1 /*! ; DROP TABLE users */"}});
+            (
+                vec![load(ops), json!({"type": "evaluate", "operation": hidden})],
+                "band",
+            )
+        }
         Mutant::QuotedStringBlind | Mutant::SubstringLoopback | Mutant::FirstKeywordSql => {
             (vec![], "")
         }

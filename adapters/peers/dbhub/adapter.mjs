@@ -18,7 +18,9 @@ import { serve, evaluation, textArgument } from "../lib/peer.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const pkgDir = path.join(here, "node_modules", "@bytebase", "dbhub");
-const DIALECT = "postgres";
+// rbv's `operation.dialect` → DBHub's connector type; absent is PostgreSQL.
+// A dialect DBHub has no connector for is refused, as DBHub cannot connect.
+const CONNECTORS = new Map([["postgresql", "postgres"], ["mysql", "mysql"], ["sqlite", "sqlite"]]);
 
 function findChunk(dist, exportName) {
   for (const file of fs.readdirSync(dist).filter((f) => f.startsWith("chunk-") && f.endsWith(".js")).sort()) {
@@ -37,14 +39,14 @@ const ready = (async () => {
   ({ isReadOnlySQL } = await import(pathToFileURL(findChunk(dist, "isReadOnlySQL")).href));
 })();
 
-/** DBHub's verdict on one SQL text: [readOnly, reasons]. */
-export function classify(sql) {
-  const statements = splitSQLStatements(sql, DIALECT);
+/** DBHub's verdict on one SQL text in one connector's dialect: [readOnly, reasons]. */
+export function classify(sql, connector = "postgres") {
+  const statements = splitSQLStatements(sql, connector);
   if (statements.length === 0) return [false, ["dbhub: no statement"]];
   const reasons = [];
   let readOnly = true;
   for (const stmt of statements) {
-    const ok = isReadOnlySQL(stmt, DIALECT);
+    const ok = isReadOnlySQL(stmt, connector);
     readOnly &&= ok;
     reasons.push(`dbhub: ${ok ? "read-only" : "not read-only (refused in readonly mode)"}: ${stmt.slice(0, 120)}`);
   }
@@ -55,8 +57,12 @@ serve({
   implementation: { name: "dbhub", version: `@bytebase/dbhub@${version}` },
   capabilities: ["sql"],
   ready,
-  evaluate(kind, args) {
-    const [readOnly, reasons] = classify(textArgument(args, "sql", kind));
+  evaluate(kind, args, op) {
+    const connector = op.dialect === undefined ? "postgres" : CONNECTORS.get(op.dialect);
+    if (connector === undefined) {
+      return evaluation("escalate", [`dbhub: no connector for dialect ${JSON.stringify(op.dialect)}`], "deny");
+    }
+    const [readOnly, reasons] = classify(textArgument(args, "sql", kind), connector);
     return readOnly ? evaluation("auto", reasons) : evaluation("escalate", reasons, "deny");
   },
 });

@@ -51,7 +51,8 @@ pub struct FuzzArgs {
     /// Stop at the first finding.
     #[arg(long)]
     pub stop_at_first: bool,
-    /// Confirm each SQL finding with a throwaway PostgreSQL (sql_bypass).
+    /// Confirm each PostgreSQL-dialect SQL finding with a throwaway
+    /// PostgreSQL (sql_bypass); MySQL and SQLite findings are not confirmed.
     #[arg(long)]
     pub postgres: bool,
     /// Where to keep the bytes of each finding (for `rbv promote`).

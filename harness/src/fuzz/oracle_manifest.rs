@@ -92,6 +92,7 @@ fn unlisted_band(subject: &mut dyn Subject, bundle: PluginBundle) -> Option<Band
         arguments: Default::default(),
         trust: Some(Trust::Trusted),
         actor: None,
+        dialect: None,
     };
     let load = RequestBody::LoadPlugins(LoadPluginsRequest {
         plugins: vec![bundle],

@@ -424,26 +424,35 @@ fn operation(plugin: Option<&str>, id: &str, kind: OperationKind, arguments: Val
         arguments: arguments.as_object().cloned().unwrap_or_default(),
         trust: Some(Trust::Trusted),
         actor: None,
+        dialect: None,
     }
 }
 
 fn sql_bypass(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
-    let labeled = gen::sql::input(u)?;
-    let op = operation(
+    let input = gen::sql::input(u)?;
+    let mut op = operation(
         Some("db-tools"),
         "mcp:db/execute_sql",
         OperationKind::Sql,
-        json!({"sql": labeled.text}),
+        json!({"sql": input.labeled.text}),
     );
-    Ok(ClassifierProbe {
+    op.dialect = input.dialect.map(str::to_owned);
+    let finding = ClassifierProbe {
         target: "sql_bypass",
         area: "sql",
         requirement: (req::SQL, req::SQL_READS),
         plugins: vec![sql_plugin()],
         operation: op,
-        labeled: &labeled,
+        labeled: &input.labeled,
     }
-    .run(subject))
+    .run(subject);
+    // The payload is what a PostgreSQL oracle confirms: only PostgreSQL's.
+    Ok(finding.map(|mut f| {
+        if !input.is_postgres() {
+            f.payload = None;
+        }
+        f
+    }))
 }
 
 fn shell_bypass(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {

@@ -17,6 +17,7 @@ fn requests_round_trip_through_a_line() {
                     .clone(),
                 trust: None,
                 actor: None,
+                dialect: None,
             },
             token: Some("t".into()),
         }),

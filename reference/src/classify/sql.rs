@@ -1,6 +1,8 @@
 //! Call-time inspection of SQL (proposal §4.3, DESIGN.md §2): statement by
-//! statement, never by tool name. The payload is parsed as PostgreSQL with
-//! `sqlparser`; every nested statement, query, expression and literal is
+//! statement, never by tool name. The payload is parsed with `sqlparser` in
+//! the operation's dialect (PostgreSQL unless it names MySQL or SQLite; an
+//! unknown dialect fails safe, see [Dialects](#dialects)); every nested
+//! statement, query, expression and literal is
 //! walked, and each part with an effect leaves a ground (`effect::Finding`)
 //! whose axes project to a band. Several statements: the most dangerous,
 //! axis by axis. Unparseable: fails safe (escalate).
@@ -16,9 +18,17 @@
 //! tunes performance, display or timeouts, `PREPARE` of a read, `EXECUTE` of
 //! a read prepared earlier in the same payload, `DEALLOCATE`, `DECLARE`/
 //! `FETCH`/`CLOSE` of a cursor (PostgreSQL cursors are queries; their
-//! functions are judged at `DECLARE`), `LISTEN`/`UNLISTEN`, `DISCARD
+//! functions are judged at `DECLARE`), `UNLISTEN`, `DISCARD
 //! PLANS|SEQUENCES`. Literals, quoted identifiers, comments and dollar
 //! quotes are data.
+//!
+//! # What is soft-ack: holding a shared server's resources
+//! `pg_sleep*` (MySQL `SLEEP`, `BENCHMARK`), `LISTEN` and `DECLARE … WITH
+//! HOLD` change nothing, but hold a connection, a notification-queue slot or
+//! a materialized cursor of a shared server until the session lets go:
+//! reversible, shared-remote, so soft-ack (noted, not asked). `LOCK` and
+//! locking clauses are not in this class: they stop other sessions' work,
+//! and escalate.
 //!
 //! # What escalates
 //! Writes, DDL and DCL; data-modifying CTEs at any depth; `EXPLAIN ANALYZE`
@@ -36,6 +46,23 @@
 //! (`catalog.rs`); any statement kind not listed above; input that does not
 //! parse, or that holds more operators and keywords than the inspector can
 //! walk without risking its stack (`parse::MAX_CHAIN_TOKENS`).
+//!
+//! # Dialects
+//! - **MySQL**: executable comments (`/*! … */`, `/*!50000 … */`) are read
+//!   as the code they are, whatever the version number; MariaDB's `/*M! … */`
+//!   fails safe; `#` starts a comment; strings are read with backslash
+//!   escapes and, joined, without them (`NO_BACKSLASH_ESCAPES`). `LOAD DATA`,
+//!   `SELECT … INTO OUTFILE|DUMPFILE` and `HANDLER` do not parse in sqlparser
+//!   0.64 and fail safe. Functions are judged against MySQL's built-ins
+//!   (`LOAD_FILE` reads server files, `GET_LOCK` locks, `sys_exec` runs a
+//!   program).
+//! - **SQLite**: block comments do not nest; `PRAGMA` without a value (or
+//!   with the table or index it reports on) is a read, with a value a write;
+//!   `ATTACH` opens or creates a file on the host; `BEGIN IMMEDIATE|EXCLUSIVE`
+//!   takes the write lock; `load_extension` and the shell's fileio functions
+//!   reach the host. `VACUUM INTO` does not parse and fails safe.
+//! - A payload in one dialect is never read in another: PostgreSQL keeps
+//!   `/*! … */` as a comment and reads `#` as an operator.
 //!
 //! # Unknown functions: an allow-list
 //! A function call is judged by the catalog: known effects escalate with
@@ -65,6 +92,8 @@
 //! as a second layer. The payload is assumed to be sent as one simple query.
 
 mod catalog;
+#[cfg(test)]
+mod dialect_tests;
 mod effect;
 mod parse;
 #[cfg(test)]
@@ -75,6 +104,7 @@ use super::Inspection;
 use crate::mutant::Mutant;
 use effect::{Effect, Finding};
 use parse::Lexing;
+use rbv_protocol::SqlDialect;
 use sqlparser::ast::Statement;
 
 /// How a call of a function the catalog does not know is judged.
@@ -87,19 +117,47 @@ pub enum FunctionPolicy {
     DenyList,
 }
 
-/// Inspects one SQL payload (one or more statements).
+/// Inspects one PostgreSQL payload (one or more statements).
 pub fn inspect(sql: &str, mutant: Option<Mutant>) -> Inspection {
-    inspect_with(sql, mutant, FunctionPolicy::default())
+    inspect_in(sql, SqlDialect::Postgresql, mutant)
 }
 
-/// [`inspect`] with an explicit policy for unknown functions.
-pub fn inspect_with(sql: &str, mutant: Option<Mutant>, policy: FunctionPolicy) -> Inspection {
+/// Inspects one payload written in `dialect`.
+pub fn inspect_in(sql: &str, dialect: SqlDialect, mutant: Option<Mutant>) -> Inspection {
+    inspect_with(sql, dialect, mutant, FunctionPolicy::default())
+}
+
+/// Inspects a payload whose operation names a dialect by its wire spelling
+/// (`None`: PostgreSQL). A dialect the inspector does not know fails safe:
+/// its comments and strings cannot be told from its code.
+pub fn inspect_named(sql: &str, dialect: Option<&str>, mutant: Option<Mutant>) -> Inspection {
+    let named = match dialect {
+        None => Ok(SqlDialect::Postgresql),
+        Some(name) => name.parse::<SqlDialect>(),
+    };
+    match (named, mutant) {
+        (_, Some(Mutant::DialectBlindSql)) => inspect(sql, mutant),
+        (Ok(dialect), _) => inspect_in(sql, dialect, mutant),
+        (Err(e), _) => Inspection::unknown(format!(
+            "{e}: the SQL dialect is not one the inspector reads (postgresql, mysql, sqlite); fail safe"
+        )),
+    }
+}
+
+/// [`inspect_in`] with an explicit policy for unknown functions.
+pub fn inspect_with(
+    sql: &str,
+    dialect: SqlDialect,
+    mutant: Option<Mutant>,
+    policy: FunctionPolicy,
+) -> Inspection {
     if mutant == Some(Mutant::FirstKeywordSql) {
         return first_keyword(sql);
     }
-    let (mut findings, kinds) = match parse::statements(sql, Lexing::Standard) {
+    let lexing = Lexing::default_for(dialect);
+    let (mut findings, kinds) = match parse::statements(sql, dialect, lexing) {
         Ok(statements) => (
-            judge(&statements, policy),
+            judge(&statements, dialect, policy),
             statements.iter().map(walk::kind).collect(),
         ),
         Err(e) => (
@@ -107,15 +165,21 @@ pub fn inspect_with(sql: &str, mutant: Option<Mutant>, policy: FunctionPolicy) -
             Vec::new(),
         ),
     };
-    if sql.contains('\\') {
-        if let Ok(statements) = parse::statements(sql, Lexing::BackslashEscapes) {
-            findings.extend(judge(&statements, policy).into_iter().map(|mut f| {
-                f.reason = format!(
-                    "read with backslash escapes (standard_conforming_strings off): {}",
-                    f.reason
-                );
-                f
-            }));
+    let other = Lexing::other_for(dialect).filter(|_| sql.contains('\\'));
+    if let Some(other) = other {
+        if let Ok(statements) = parse::statements(sql, dialect, other) {
+            let setting = match dialect {
+                SqlDialect::Mysql => "sql_mode NO_BACKSLASH_ESCAPES",
+                _ => "standard_conforming_strings off",
+            };
+            findings.extend(
+                judge(&statements, dialect, policy)
+                    .into_iter()
+                    .map(|mut f| {
+                        f.reason = format!("read under {setting}: {}", f.reason);
+                        f
+                    }),
+            );
         }
     }
     if mutant == Some(Mutant::QuotedStringBlind) {
@@ -131,11 +195,11 @@ pub fn inspect_with(sql: &str, mutant: Option<Mutant>, policy: FunctionPolicy) -
 
 /// The findings of every statement, in order; prepared statements carry
 /// their findings to a later `EXECUTE` of the same name.
-fn judge(statements: &[Statement], policy: FunctionPolicy) -> Vec<Finding> {
+fn judge(statements: &[Statement], dialect: SqlDialect, policy: FunctionPolicy) -> Vec<Finding> {
     let mut prepared = walk::Prepared::new();
     let mut findings = Vec::new();
     for stmt in statements {
-        let found = walk::statement(stmt, policy, &prepared);
+        let found = walk::statement(stmt, dialect, policy, &prepared);
         match stmt {
             Statement::Prepare { name, .. } => {
                 prepared.insert(fold(&name.value, name.quote_style), found.clone());

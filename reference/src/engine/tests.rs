@@ -60,6 +60,7 @@ fn tool(id: &str) -> Operation {
         arguments: Default::default(),
         trust: None,
         actor: None,
+        dialect: None,
     }
 }
 

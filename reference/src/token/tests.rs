@@ -10,6 +10,7 @@ fn op(plugin: &str, id: &str, args: serde_json::Value) -> Operation {
         arguments: args.as_object().unwrap().clone(),
         trust: None,
         actor: None,
+        dialect: None,
     }
 }
 

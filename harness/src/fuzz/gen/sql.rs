@@ -1,11 +1,20 @@
 //! SQL: a dangerous core wrapped in bypass families (data-modifying CTEs,
 //! EXPLAIN ANALYZE, transaction escapes, comment and dollar-quote tricks,
 //! side-effecting functions in reads), or a read whose literals and
-//! comments spell dangerous words.
+//! comments spell dangerous words; every statement kind of the reference's
+//! catalogue, session and transaction control alone, resource holders;
+//! MySQL's and SQLite's own forms under their dialect, and unknown dialect
+//! names; comments sprinkled at any token boundary.
 
 use super::{corpus, Labeled, Truth};
 use arbitrary::{Result, Unstructured};
-use rbv_protocol::Band;
+use rbv_protocol::{Band, SqlDialect as Dialect};
+
+mod catalog;
+mod comments;
+mod dialect;
+#[cfg(test)]
+mod tests;
 
 const TABLES: &[&str] = &["users", "orders", "\"Audit Log\"", "public.accounts", "t"];
 
@@ -101,11 +110,127 @@ fn safe_core(u: &mut Unstructured, table: &str) -> Result<(String, &'static str)
     })
 }
 
-pub fn input(u: &mut Unstructured) -> Result<Labeled> {
-    let source: u8 = u.arbitrary()?;
-    if source < corpus::SELECT_BELOW {
-        return from_corpus(u);
+/// A generated SQL payload with the dialect its operation names (`None`:
+/// absent, PostgreSQL) and its truth.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SqlInput {
+    pub dialect: Option<&'static str>,
+    pub labeled: Labeled,
+}
+
+impl SqlInput {
+    /// Whether the payload is PostgreSQL, so that a PostgreSQL oracle can
+    /// judge it.
+    pub fn is_postgres(&self) -> bool {
+        matches!(self.dialect, None | Some("postgresql"))
     }
+}
+
+/// Selector bytes from here on choose the productions added with dialects;
+/// below it, the bytes mean what they meant before, so that promoted
+/// artifacts still reproduce their input.
+const EXTENDED_FROM: u8 = 176;
+
+pub fn input(u: &mut Unstructured) -> Result<SqlInput> {
+    let source: u8 = u.arbitrary()?;
+    let postgres = |labeled| SqlInput {
+        dialect: None,
+        labeled,
+    };
+    if source < corpus::SELECT_BELOW {
+        return Ok(postgres(from_corpus(u)?));
+    }
+    if source < EXTENDED_FROM {
+        return Ok(postgres(classic(u)?));
+    }
+    let (name, dialect) = match u.int_in_range(0..=15u8)? {
+        0..=8 => (None, Dialect::Postgresql),
+        9 => (Some("postgresql"), Dialect::Postgresql),
+        10..=12 => (Some("mysql"), Dialect::Mysql),
+        13 | 14 => (Some("sqlite"), Dialect::Sqlite),
+        _ => {
+            let name = *u.choose(dialect::UNKNOWN)?;
+            let (text, _) = safe_core(u, "t")?;
+            return Ok(SqlInput {
+                dialect: Some(name),
+                labeled: Labeled {
+                    text,
+                    truth: Truth::Dangerous,
+                    families: vec!["unknown-dialect"],
+                },
+            });
+        }
+    };
+    let table = *u.choose(PLAIN_TABLES)?;
+    let mut labeled = match dialect {
+        Dialect::Postgresql => catalogued(u)?,
+        Dialect::Mysql => dialect::mysql(u, table)?,
+        Dialect::Sqlite => dialect::sqlite(u, table)?,
+    };
+    labeled.text = case_noise(u, &labeled.text)?;
+    if u.ratio(2, 3)? {
+        labeled.text = comments::sprinkle(u, &labeled.text, dialect)?;
+        labeled.families.push("comments-anywhere");
+    }
+    Ok(SqlInput {
+        dialect: name,
+        labeled,
+    })
+}
+
+/// Tables every dialect spells the same way.
+const PLAIN_TABLES: &[&str] = &["users", "orders", "t"];
+
+/// PostgreSQL through the catalogue's statement kinds and functions, or a
+/// classic bypass family.
+fn catalogued(u: &mut Unstructured) -> Result<Labeled> {
+    let one = |text: &str, truth, family| Labeled {
+        text: text.to_owned(),
+        truth,
+        families: vec![family],
+    };
+    let safe = Truth::Safe(Band::Auto);
+    Ok(match u.int_in_range(0..=6)? {
+        0 => one(
+            u.choose(catalog::HOUSEKEEPING)?,
+            safe,
+            "session-control-alone",
+        ),
+        1 => one(
+            u.choose(catalog::CONTROL_ESCALATE)?,
+            Truth::Dangerous,
+            "session-control-escalates",
+        ),
+        2 => one(
+            u.choose(catalog::STATEMENTS_ESCALATE)?,
+            Truth::Dangerous,
+            "statement-kind",
+        ),
+        3 => one(
+            u.choose(catalog::HOLDERS)?,
+            Truth::Safe(Band::SoftAck),
+            "resource-holder",
+        ),
+        4 => {
+            let table = *u.choose(PLAIN_TABLES)?;
+            let text = catalog::effect_call(u, table)?;
+            one(&text, Truth::Dangerous, "side-effecting-function-anywhere")
+        }
+        5 => {
+            let text = *u.choose(&[
+                "SELECT 1 /*! ; DROP TABLE users */",
+                "SELECT 1 /*!50000 , sys_exec('id') */",
+                "SELECT 1 /* a /* b */ ; DROP TABLE t; -- */",
+                "SELECT '# DROP TABLE users' AS s",
+            ])?;
+            one(text, safe, "postgres-reads-its-own-comments")
+        }
+        _ => classic(u)?,
+    })
+}
+
+/// The bypass families and safe shapes of the first generator.
+fn classic(u: &mut Unstructured) -> Result<Labeled> {
     let table = *u.choose(TABLES)?;
     if u.ratio(1, 3)? {
         let (text, family) = safe_core(u, table)?;
@@ -196,7 +321,7 @@ fn case_noise(u: &mut Unstructured, text: &str) -> Result<String> {
         0 => text.to_lowercase_keywords(),
         // A line comment ends at the newline: spreading its words over
         // lines would turn data into statements.
-        1 if !text.contains("--") => text.replace(' ', "\n  "),
+        1 if !text.contains("--") && !text.contains('#') => text.replace(' ', "\n  "),
         2 => format!("  \t{text}  "),
         _ => text.to_owned(),
     })

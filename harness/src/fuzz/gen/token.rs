@@ -78,6 +78,7 @@ pub fn operation(u: &mut Unstructured) -> Result<Operation> {
         arguments: json::object(u, 2)?,
         trust: None,
         actor: None,
+        dialect: None,
     })
 }
 

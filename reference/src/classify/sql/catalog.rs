@@ -4,6 +4,10 @@
 //! lower-cased, quoted ones verbatim), as PostgreSQL resolves them.
 
 use super::effect::Effect;
+use rbv_protocol::SqlDialect;
+
+mod dialects;
+pub(super) use dialects::{pragma, PragmaKind};
 
 /// What a function call does, as far as the catalog knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,14 +41,21 @@ const fn sensitive(effect: Effect, what: &'static str) -> FunctionKind {
     }
 }
 
-/// Classifies a function by its folded, unqualified name.
-pub(super) fn function(name: &str) -> FunctionKind {
-    if let Some(kind) = with_effect(name) {
+/// Classifies a function by its folded, unqualified name, among the
+/// built-ins of `dialect`: a name built into another dialect only is a
+/// user-defined function here.
+pub(super) fn function(name: &str, dialect: SqlDialect) -> FunctionKind {
+    let (effect, pure) = match dialect {
+        SqlDialect::Postgresql => (with_effect(name), PURE),
+        SqlDialect::Mysql => (dialects::mysql_effect(name), dialects::MYSQL_PURE),
+        SqlDialect::Sqlite => (dialects::sqlite_effect(name), dialects::SQLITE_PURE),
+    };
+    if let Some(kind) = effect {
         return kind;
     }
     // Exact names only: a prefix (`make_`, `json_`) would also pass a
     // user-defined `make_table()`.
-    if PURE.contains(&name) {
+    if pure.contains(&name) {
         FunctionKind::Pure
     } else {
         FunctionKind::Unlisted
@@ -61,6 +72,10 @@ fn with_effect(name: &str) -> Option<FunctionKind> {
             "changes a session setting (role, search_path, read-only mode…)",
         ),
         "pg_notify" => effect(Write, "sends a notification to other sessions"),
+        "pg_sleep" | "pg_sleep_for" | "pg_sleep_until" => effect(
+            Hold,
+            "holds the connection, and every lock its transaction took, while it sleeps",
+        ),
         "pg_terminate_backend" | "pg_cancel_backend" => {
             effect(Destroy, "ends or cancels another session's work")
         }
@@ -142,8 +157,9 @@ fn with_effect_by_family(name: &str) -> Option<FunctionKind> {
 }
 
 /// Built-ins known to have no effect beyond their result. A volatile
-/// function without lasting effect (random, clock_timestamp, pg_sleep) is
-/// pure here: the gate is about effects, not determinism.
+/// function without lasting effect (random, clock_timestamp) is pure here:
+/// the gate is about effects, not determinism. Sleeping is not pure: it
+/// holds a shared server's connection (`Hold`).
 #[rustfmt::skip]
 const PURE: &[&str] = &[
     // aggregates and window functions
@@ -177,7 +193,6 @@ const PURE: &[&str] = &[
     "now", "current_date", "current_time", "current_timestamp", "localtime", "localtimestamp",
     "clock_timestamp", "statement_timestamp", "transaction_timestamp", "timeofday", "age",
     "extract", "to_char", "to_date", "to_timestamp", "to_number", "isfinite", "timezone",
-    "pg_sleep", "pg_sleep_for", "pg_sleep_until",
     // arrays, ranges, rows, json
     "cardinality", "trim_array", "row", "row_to_json", "to_json", "to_jsonb", "isempty",
     "lower_inc", "upper_inc", "lower_inf", "upper_inf", "range_merge", "multirange",
@@ -322,6 +337,13 @@ const CREDENTIAL_RELATIONS: &[&str] = &[
     "pg_ident_file_mappings",
 ];
 
-pub(super) fn credential_relation(name: &str) -> bool {
-    CREDENTIAL_RELATIONS.contains(&name)
+/// Whether a relation (its folded name parts) holds credentials.
+pub(super) fn credential_relation(parts: &[String], dialect: SqlDialect) -> bool {
+    match (dialect, parts) {
+        (SqlDialect::Mysql, [schema, table]) if schema == "mysql" => {
+            dialects::MYSQL_CREDENTIAL_TABLES.contains(&table.as_str())
+        }
+        (SqlDialect::Postgresql, [.., last]) => CREDENTIAL_RELATIONS.contains(&last.as_str()),
+        _ => false,
+    }
 }

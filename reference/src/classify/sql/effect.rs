@@ -4,11 +4,17 @@ use super::super::Inspection;
 use rbv_protocol::{Reversibility, Scope, Trust};
 
 /// The effect of a statement or of one of its parts, least dangerous first.
-/// Every variant but `SensitiveRead` projects to escalate.
+/// Every variant but `SensitiveRead` (auto) and `Hold` (soft-ack) projects
+/// to escalate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Effect {
     /// A read of credentials: still a read (auto), but Rule-of-Two sees it.
     SensitiveRead,
+    /// Changes nothing but holds a shared server's resources (a connection
+    /// asleep, a notification-queue registration, a cursor materialized past
+    /// its transaction) until the session lets go: reversible, on a shared
+    /// server, so soft-ack.
+    Hold,
     /// Reads files of the database host. A privileged escape from the
     /// database onto production: external, though nothing changes.
     ServerFiles,
@@ -50,6 +56,7 @@ impl Finding {
     fn inspection(&self) -> Inspection {
         let (reversibility, scope, changes_state) = match self.effect {
             Effect::SensitiveRead => (Reversibility::Reversible, Scope::Local, false),
+            Effect::Hold => (Reversibility::Reversible, Scope::SharedRemote, false),
             Effect::ServerFiles => (Reversibility::Reversible, Scope::External, false),
             Effect::Write => (Reversibility::HardToReverse, Scope::SharedRemote, true),
             Effect::Destroy => (Reversibility::Irreversible, Scope::SharedRemote, true),

@@ -1,11 +1,12 @@
 //! Reading a payload into statements, with the guards that keep a hostile
 //! payload from taking the inspector down.
 
-use sqlparser::ast::Statement;
-use sqlparser::dialect::{Dialect, PostgreSqlDialect};
+use rbv_protocol::SqlDialect;
+use sqlparser::ast::{Statement, Value, ValueWithSpan};
+use sqlparser::dialect::{Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
-use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, TokenizerError};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, TokenizerError, Whitespace};
 
 /// Parser nesting limit. Deeper input is an error, so it fails safe; with
 /// `recursive-protection` the parser also grows its stack instead of
@@ -29,6 +30,15 @@ sqlparser::derive_dialect!(
     overrides = { parse_statement = table_statement(_parser) }
 );
 
+// MySQL reads backslash escapes in strings unless the server runs with
+// `sql_mode = NO_BACKSLASH_ESCAPES`; this is that second reading.
+sqlparser::derive_dialect!(
+    MySqlNoBackslash,
+    MySqlDialect,
+    preserve_type_id = true,
+    overrides = { supports_string_literal_backslash_escape = false }
+);
+
 sqlparser::derive_dialect!(
     BackslashPostgres,
     PostgreSqlDialect,
@@ -38,6 +48,46 @@ sqlparser::derive_dialect!(
         parse_statement = table_statement(_parser)
     }
 );
+
+// SQLite as sqlparser reads it, plus pragma values that are names or
+// keywords (`PRAGMA table_info(users)`, `PRAGMA foreign_keys = OFF`),
+// which sqlparser 0.64 accepts only as strings and numbers.
+sqlparser::derive_dialect!(
+    Sqlite,
+    SQLiteDialect,
+    preserve_type_id = true,
+    overrides = { parse_statement = pragma_statement(_parser) }
+);
+
+fn pragma_statement(parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
+    parser.peek_keyword(Keyword::PRAGMA).then(|| {
+        parser.expect_keyword_is(Keyword::PRAGMA)?;
+        let name = parser.parse_object_name(false)?;
+        let (value, is_eq) = if parser.consume_token(&Token::LParen) {
+            let value = pragma_value(parser)?;
+            parser.expect_token(&Token::RParen)?;
+            (Some(value), false)
+        } else if parser.consume_token(&Token::Eq) {
+            (Some(pragma_value(parser)?), true)
+        } else {
+            (None, false)
+        };
+        Ok(Statement::Pragma { name, value, is_eq })
+    })
+}
+
+/// A signed number, a string, or a name kept as its text: what the
+/// inspector judges is which pragma gets a value, not the value.
+fn pragma_value(parser: &mut Parser) -> Result<ValueWithSpan, ParserError> {
+    let _sign = parser.consume_token(&Token::Minus) || parser.consume_token(&Token::Plus);
+    match parser.peek_token().token {
+        Token::Word(w) => {
+            parser.next_token();
+            Ok(Value::SingleQuotedString(w.value).with_empty_span())
+        }
+        _ => parser.parse_value(),
+    }
+}
 
 fn table_statement(parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
     parser
@@ -54,29 +104,70 @@ pub(super) enum Unreadable {
     Parse(#[from] ParserError),
     #[error("{0} operators and keywords: more than the {MAX_CHAIN_TOKENS} the inspector reads")]
     TooComplex(usize),
+    #[error("a MariaDB executable comment (/*M! … */) runs its text on MariaDB: fails safe")]
+    MariaDbExecutable,
 }
 
-/// How PostgreSQL lexes string literals.
+/// How a server lexes string literals.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Lexing {
-    /// `standard_conforming_strings = on`, the default since PostgreSQL 9.1.
+    /// A backslash is an ordinary character inside `'…'`: PostgreSQL with
+    /// `standard_conforming_strings = on` (its default since 9.1), SQLite,
+    /// MySQL with `sql_mode = NO_BACKSLASH_ESCAPES`.
     Standard,
-    /// The legacy setting: a backslash escapes inside `'…'` too.
+    /// A backslash escapes inside `'…'`: MySQL's default, PostgreSQL's
+    /// legacy setting.
     BackslashEscapes,
 }
 
-pub(super) fn statements(sql: &str, lexing: Lexing) -> Result<Vec<Statement>, Unreadable> {
-    let standard = Postgres::new();
-    let backslash = BackslashPostgres::new();
-    let dialect: &dyn Dialect = match lexing {
-        Lexing::Standard => &standard,
-        Lexing::BackslashEscapes => &backslash,
+impl Lexing {
+    /// The reading a server of the dialect uses unless configured otherwise.
+    pub(super) fn default_for(dialect: SqlDialect) -> Lexing {
+        match dialect {
+            SqlDialect::Mysql => Lexing::BackslashEscapes,
+            SqlDialect::Postgresql | SqlDialect::Sqlite => Lexing::Standard,
+        }
+    }
+
+    /// The reading of the same dialect under its other setting, if it has one.
+    pub(super) fn other_for(dialect: SqlDialect) -> Option<Lexing> {
+        match dialect {
+            SqlDialect::Mysql => Some(Lexing::Standard),
+            SqlDialect::Postgresql => Some(Lexing::BackslashEscapes),
+            SqlDialect::Sqlite => None,
+        }
+    }
+}
+
+/// The statements of a payload as a server of `dialect` reads them.
+/// MySQL's executable comments (`/*! … */`, `/*!50000 … */`) are read as
+/// the code they are (sqlparser's comment hints); their version number is
+/// ignored, as if every server were new enough to run them.
+pub(super) fn statements(
+    sql: &str,
+    dialect: SqlDialect,
+    lexing: Lexing,
+) -> Result<Vec<Statement>, Unreadable> {
+    let (standard, backslash) = (Postgres::new(), BackslashPostgres::new());
+    let (mysql, mysql_standard) = (MySqlDialect {}, MySqlNoBackslash::new());
+    let sqlite = Sqlite::new();
+    let dialect: &dyn Dialect = match (dialect, lexing) {
+        (SqlDialect::Postgresql, Lexing::Standard) => &standard,
+        (SqlDialect::Postgresql, Lexing::BackslashEscapes) => &backslash,
+        (SqlDialect::Mysql, Lexing::BackslashEscapes) => &mysql,
+        (SqlDialect::Mysql, Lexing::Standard) => &mysql_standard,
+        (SqlDialect::Sqlite, _) => &sqlite,
     };
     let tokens = without_variadic(
         Tokenizer::new(dialect, sql)
             .with_unescape(true)
             .tokenize_with_location()?,
     );
+    if dialect.supports_multiline_comment_hints()
+        && tokens.iter().any(|t| mariadb_executable(&t.token))
+    {
+        return Err(Unreadable::MariaDbExecutable);
+    }
     let chain = tokens.iter().filter(|t| chains(&t.token)).count();
     if chain > MAX_CHAIN_TOKENS {
         return Err(Unreadable::TooComplex(chain));
@@ -106,6 +197,14 @@ fn without_variadic(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
         }
     }
     kept
+}
+
+/// MariaDB also runs `/*M! … */` and `/*M!100100 … */`, which MySQL (and
+/// sqlparser) keep as a comment.
+fn mariadb_executable(token: &Token) -> bool {
+    // Either case: a client that lower-cases the payload must not hide it.
+    matches!(token, Token::Whitespace(Whitespace::MultiLineComment(c))
+        if c.starts_with("M!") || c.starts_with("m!"))
 }
 
 /// Whether a token can extend a chain: anything but atoms, list

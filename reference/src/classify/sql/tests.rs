@@ -110,7 +110,6 @@ fn session_housekeeping_is_auto() {
         "DECLARE c CURSOR FOR SELECT * FROM t",
         "FETCH 10 FROM c",
         "CLOSE c",
-        "LISTEN jobs",
         "UNLISTEN jobs",
         "DISCARD PLANS",
         "COPY t TO STDOUT",
@@ -272,7 +271,14 @@ fn unknown_functions_escalate_under_the_allow_list() {
         "EXPLAIN SELECT my_immutable_function(1)",
     ]);
     // The deny-list reading lets unknown functions through, not known effects.
-    let deny = |sql| band_of(&inspect_with(sql, None, FunctionPolicy::DenyList));
+    let deny = |sql| {
+        band_of(&inspect_with(
+            sql,
+            SqlDialect::Postgresql,
+            None,
+            FunctionPolicy::DenyList,
+        ))
+    };
     assert_eq!(deny("SELECT my_function(1)"), Band::Auto);
     assert_eq!(deny("SELECT nextval('s')"), Band::Escalate);
 }

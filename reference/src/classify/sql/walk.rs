@@ -5,10 +5,11 @@
 use super::catalog::{self, FunctionKind};
 use super::effect::{Effect, Finding};
 use super::FunctionPolicy;
+use rbv_protocol::SqlDialect;
 use sqlparser::ast::{
     BinaryOperator, CopyTarget, DiscardObject, Expr, ObjectName, ObjectNamePart, Query, Reset,
-    Select, Set, Statement, TableFactor, TransactionAccessMode, TransactionMode, Value,
-    ValueWithSpan, Visit, Visitor,
+    Select, Set, Statement, TableFactor, TransactionAccessMode, TransactionMode,
+    TransactionModifier, Value, ValueWithSpan, Visit, Visitor,
 };
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -20,10 +21,12 @@ pub(super) type Prepared = HashMap<String, Vec<Finding>>;
 /// The findings of one top-level statement.
 pub(super) fn statement(
     stmt: &Statement,
+    dialect: SqlDialect,
     policy: FunctionPolicy,
     prepared: &Prepared,
 ) -> Vec<Finding> {
     let mut walker = Walker {
+        dialect,
         policy,
         prepared,
         planned: 0,
@@ -49,6 +52,7 @@ pub(super) fn kind(stmt: &Statement) -> String {
 }
 
 struct Walker<'a> {
+    dialect: SqlDialect,
     policy: FunctionPolicy,
     prepared: &'a Prepared,
     /// Depth inside `EXPLAIN` without `ANALYZE`: the statement is planned,
@@ -76,12 +80,10 @@ impl Walker<'_> {
             | Statement::Explain { .. }
             | Statement::ExplainTable { .. }
             | Statement::Prepare { .. }
-            | Statement::Declare { .. }
             | Statement::Savepoint { .. }
             | Statement::ReleaseSavepoint { .. }
             | Statement::Close { .. }
             | Statement::Deallocate { .. }
-            | Statement::LISTEN { .. }
             | Statement::UNLISTEN { .. }
             | Statement::Fetch { into: None, .. }
             | Statement::ShowVariable { .. }
@@ -98,6 +100,27 @@ impl Walker<'_> {
             | Statement::ShowTables { .. }
             | Statement::ShowViews { .. }
             | Statement::ShowCollation { .. } => {}
+            Statement::Declare { stmts, .. } => {
+                if stmts.iter().any(|d| d.hold == Some(true)) {
+                    self.push(
+                        Hold,
+                        "DECLARE … WITH HOLD keeps the cursor's rows on the server past the transaction, until it is closed",
+                    );
+                }
+            }
+            Statement::LISTEN { .. } => self.push(
+                Hold,
+                "LISTEN registers the session on the server's notification queue until UNLISTEN or the session ends",
+            ),
+            Statement::Pragma { name, value, is_eq } => self.pragma(name, value.is_some(), *is_eq),
+            Statement::AttachDatabase { .. } => self.push_sensitive(
+                External,
+                "ATTACH opens, or creates, a database file on the host",
+            ),
+            Statement::LoadData { .. } => self.push_sensitive(
+                External,
+                "LOAD DATA reads a file of the host into a table",
+            ),
             Statement::Insert(_) => self.push(Write, "INSERT writes rows"),
             Statement::Update(_) => self.push(Write, "UPDATE changes rows"),
             Statement::Merge(_) => self.push(Write, "MERGE changes rows"),
@@ -105,9 +128,18 @@ impl Walker<'_> {
             Statement::Truncate(_) => self.push(Destroy, "TRUNCATE removes every row"),
             Statement::Set(set) => self.set(set),
             Statement::Reset(reset) => self.reset(&reset.reset),
-            Statement::StartTransaction { modes, .. } => {
+            Statement::StartTransaction { modes, modifier, .. } => {
                 if read_write(modes) {
                     self.push(Write, "a READ WRITE transaction escapes a read-only wrapper");
+                }
+                if matches!(
+                    modifier,
+                    Some(TransactionModifier::Immediate | TransactionModifier::Exclusive)
+                ) {
+                    self.push(
+                        Write,
+                        "BEGIN IMMEDIATE/EXCLUSIVE takes the database's write lock until the transaction ends",
+                    );
                 }
             }
             Statement::Commit { .. } => self.push(
@@ -166,6 +198,29 @@ impl Walker<'_> {
                     _ => self.push(Unknown, format!("{kind} is not known to be read-only")),
                 }
             }
+        }
+    }
+
+    /// SQLite's `PRAGMA`: a read of a setting or of the schema, or a write
+    /// of a setting. Elsewhere the statement does not exist.
+    fn pragma(&mut self, name: &ObjectName, has_value: bool, is_eq: bool) {
+        let last = folded_name(name).and_then(|parts| parts.last().cloned());
+        let Some(pragma) = last.filter(|_| self.dialect == SqlDialect::Sqlite) else {
+            return self.push(
+                Effect::Unknown,
+                format!("PRAGMA {name} is not a statement of this dialect"),
+            );
+        };
+        match catalog::pragma(&pragma, has_value, is_eq) {
+            catalog::PragmaKind::Read => {}
+            catalog::PragmaKind::Write => self.push(
+                Effect::Write,
+                format!("PRAGMA {pragma} changes how the database stores, checks or reads data"),
+            ),
+            catalog::PragmaKind::Unlisted => self.push(
+                Effect::Unknown,
+                format!("PRAGMA {pragma} is not known to be a read"),
+            ),
         }
     }
 
@@ -300,7 +355,7 @@ impl Walker<'_> {
                 )
             }
         };
-        match catalog::function(function) {
+        match catalog::function(function, self.dialect) {
             FunctionKind::Effect {
                 effect,
                 sensitive,
@@ -313,7 +368,10 @@ impl Walker<'_> {
                     finding
                 });
             }
-            FunctionKind::Pure if matches!(schema, None | Some("pg_catalog")) => {}
+            FunctionKind::Pure
+                if schema.is_none()
+                    || (schema == Some("pg_catalog") && self.dialect == SqlDialect::Postgresql) => {
+            }
             _ => {
                 if self.policy == FunctionPolicy::AllowList {
                     self.push(
@@ -375,7 +433,11 @@ impl Visitor for Walker<'_> {
 
     fn pre_visit_select(&mut self, select: &Select) -> ControlFlow<()> {
         if self.planned == 0 && select.into.is_some() {
-            self.push(Effect::Write, "SELECT … INTO creates a table");
+            let what = match self.dialect {
+                SqlDialect::Postgresql => "SELECT … INTO creates a table",
+                _ => "SELECT … INTO writes a table, a file or session variables",
+            };
+            self.push(Effect::Write, what);
         }
         ControlFlow::Continue(())
     }
@@ -410,8 +472,8 @@ impl Visitor for Walker<'_> {
     }
 
     fn pre_visit_relation(&mut self, relation: &ObjectName) -> ControlFlow<()> {
-        let last = folded_name(relation).and_then(|parts| parts.last().cloned());
-        if self.planned == 0 && last.is_some_and(|name| catalog::credential_relation(&name)) {
+        let parts = folded_name(relation).unwrap_or_default();
+        if self.planned == 0 && catalog::credential_relation(&parts, self.dialect) {
             self.push(
                 Effect::SensitiveRead,
                 format!("reads credentials ({relation})"),
