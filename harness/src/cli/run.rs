@@ -239,15 +239,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             "mode: spawn-per-case (a child per case: state leaking between sessions is not tested)",
         );
     }
-    if !args.filter.is_empty() {
+    // With a report, its note above says so already.
+    if args.report.is_none() && !args.filter.is_empty() {
         let ran = outcome.results.len();
         let note = format!(
             "partial run: {ran} of {} cases (--filter): no level",
             suite.cases.len()
         );
-        if !text.contains(&note) {
-            insert_before_summary(&mut text, &note);
-        }
+        insert_before_summary(&mut text, &note);
     }
     super::output::emit(&text);
     Ok(if failed {
