@@ -389,7 +389,8 @@ pub fn compare_reports(paths: &[PathBuf], out: Option<&Path>) -> anyhow::Result<
 }
 
 /// `rbv diff`: what changed from `old` to `new`, as Markdown, and whether
-/// the new run regressed (a newly failing case or a lower level).
+/// the new run regressed (a newly failing case, a lower level, a case
+/// missing from it, or a capability it no longer claims).
 pub fn diff_reports(old: &Path, new: &Path) -> anyhow::Result<(String, bool)> {
     let d = ReportDiff::between(&load_report(old)?, &load_report(new)?);
     Ok((d.to_markdown(), d.regressed()))
