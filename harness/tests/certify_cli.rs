@@ -185,3 +185,57 @@ fn a_failure_shows_its_request_and_a_token_case_the_approval() {
         "{text}"
     );
 }
+
+#[test]
+fn show_prints_a_case_as_it_runs_with_file_and_line() {
+    let show = |id: &str| {
+        Command::new(env!("CARGO_BIN_EXE_rbv"))
+            .args(["show", id, "--cases", CASES])
+            .output()
+            .unwrap()
+    };
+    let out = show("tokens/replay/delete-file");
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with("# tokens/") && first.contains(".yaml:"),
+        "{text}"
+    );
+    assert!(text.contains("\n  - RBV-TOK-005  # MUST\n"), "{text}");
+    assert!(text.contains("\n  - approve: {\"approver\":{\"kind\":\"human\""));
+    assert!(text.contains("\"token\":\"<captured t>\""));
+    assert!(text.contains("\n    expect: {\"allowed\":false}\n"));
+    // No Rust debug formatting reaches the user.
+    for debug in ["Some(", "None", "[Manifest", "Capture("] {
+        assert!(!text.contains(debug), "{debug} in {text}");
+    }
+
+    let out = show("tokens/replay/delete");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no case `tokens/replay/delete`"));
+    assert!(err.contains("  tokens/replay/delete-file"), "{err}");
+}
+
+#[test]
+fn fuzz_names_missing_capabilities_by_their_wire_names() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rbv"))
+        .args([
+            "fuzz",
+            "--target",
+            "sql_bypass",
+            "--max-execs",
+            "1",
+            "--impl",
+            &reference_claiming("projection"),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("does not claim sql, manifest, which target sql_bypass needs"),
+        "{err}"
+    );
+}

@@ -274,7 +274,11 @@ impl ProcessTransport {
         };
         let answered = value.get("session").and_then(Value::as_str);
         if answered != Some(session) {
-            let message = format!("answer for session {answered:?}, asked in session {session:?}");
+            let message = format!(
+                "answer for session {}, asked in session {}",
+                answered.map_or_else(|| "(none)".to_owned(), |a| Value::from(a).to_string()),
+                Value::from(session)
+            );
             return Err(self.fail(ErrorKind::Protocol, message, Some(&text)));
         }
         let response = Response::from_json(&value).map_err(|e| e.to_string());

@@ -202,7 +202,10 @@ fn judge_one(expect: &Expect, natural: &str, answer: &Value) -> Option<Missed> {
                 let name = r.get("name").cloned().unwrap_or(Value::Null);
                 return Some(miss(
                     FailKind::Mismatch,
-                    format!("plugin {name}: loaded is {got:?}; expected {want}"),
+                    format!(
+                        "plugin {name}: loaded is {}; expected {want}",
+                        got.map_or_else(|| "missing".to_owned(), |g| g.to_string())
+                    ),
                     "loaded",
                     json!(want),
                     json!(got),

@@ -3,7 +3,7 @@
 
 use crate::case::{CaseRun, Exchange};
 use crate::runner::{RunOutcome, Summary};
-use crate::verdict::{ErrorKind, ErrorVerdict, Verdict};
+use crate::verdict::{ErrorVerdict, Verdict};
 use crate::worker::CaseResult;
 use rbv_protocol::Capability;
 use std::fmt::Write as _;
@@ -119,14 +119,8 @@ fn stderr_lines(out: &mut String, tail: &str) {
     }
 }
 
-/// `crash`, `timeout`, `garbage` or `protocol`.
 fn error_kind(e: &ErrorVerdict) -> &'static str {
-    match e.kind {
-        ErrorKind::Crash => "crash",
-        ErrorKind::Timeout => "timeout",
-        ErrorKind::Garbage => "garbage",
-        ErrorKind::Protocol => "protocol",
-    }
+    e.kind.as_str()
 }
 
 /// A case no implementation ever saw: it could not be started (or its
@@ -231,7 +225,7 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verdict::{FailKind, Failure};
+    use crate::verdict::{ErrorKind, FailKind, Failure};
     use std::time::Duration;
 
     fn outcome() -> RunOutcome {
