@@ -61,6 +61,8 @@ mutants! {
         "§6.4: `default: auto` lowers undeclared operations to auto",
     RuleOfTwoOff = "rule-of-two-off":
         "§2.3: Rule-of-Two is not evaluated at call time",
+    DenyListSqlFunctions = "deny-list-sql-functions":
+        "§4.3: only known side-effecting SQL functions escalate; a user-defined function in a SELECT is auto",
 }
 
 impl fmt::Display for Mutant {

@@ -89,7 +89,12 @@ pub enum FunctionPolicy {
 
 /// Inspects one SQL payload (one or more statements).
 pub fn inspect(sql: &str, mutant: Option<Mutant>) -> Inspection {
-    inspect_with(sql, mutant, FunctionPolicy::default())
+    let policy = if mutant == Some(Mutant::DenyListSqlFunctions) {
+        FunctionPolicy::DenyList
+    } else {
+        FunctionPolicy::default()
+    };
+    inspect_with(sql, mutant, policy)
 }
 
 /// [`inspect`] with an explicit policy for unknown functions.
