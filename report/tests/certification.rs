@@ -186,3 +186,12 @@ fn a_report_without_conditions_still_reads_and_certifies() {
     assert_eq!(back, r);
     assert!(back.summary.certification.partial.is_none());
 }
+
+#[test]
+fn a_failure_in_the_summary_shows_the_request_it_sent() {
+    let md = markdown::render(&common::sample());
+    assert!(
+        md.contains("request:\n\n```json\n{\"type\": \"evaluate\", \"sql\": \"WITH d AS (DELETE FROM t) SELECT 1\"}\n```"),
+        "{md}"
+    );
+}

@@ -23,7 +23,10 @@ pub use cert::*;
 pub use methods::{area_of, rfc3339, round_ms};
 
 /// Version of the report format; bumped when a field changes meaning.
-pub const FORMAT_VERSION: u32 = 1;
+/// 2: `summary.level` is derived from the claimed capabilities (cases of
+/// unclaimed ones no longer block it) and is `none` for a partial run;
+/// `conditions`, `summary.certification` and `cases[].needs` added.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// One run of the suite against one implementation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -375,7 +378,8 @@ pub struct BaselineStatus {
     pub unmatched: Vec<String>,
 }
 
-/// Certification level. Ordered: each level includes the ones below.
+/// Certification level, of one capability or overall (see
+/// [`crate::certify`]). Ordered: each level includes the ones below.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
 )]

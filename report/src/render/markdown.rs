@@ -252,6 +252,10 @@ fn failure(case: &CaseResult, out: &mut String) {
             .collect();
         let _ = writeln!(out, "Requirements: {}\n", cell(&reqs.join(", ")));
     }
+    if let Some(request) = case.request.as_deref().filter(|t| !t.is_empty()) {
+        out.push_str("request:\n\n");
+        fenced(out, "json", request);
+    }
     let diff = case.diff.as_deref().filter(|d| !d.is_empty());
     match diff {
         Some(d) => fenced(out, "diff", d),
