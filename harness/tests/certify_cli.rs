@@ -239,3 +239,29 @@ fn fuzz_names_missing_capabilities_by_their_wire_names() {
         "{err}"
     );
 }
+
+#[test]
+fn the_python_example_adapter_is_certified_for_manifest_and_projection() {
+    let adapter = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../adapters/python/rbv_adapter.py"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = rbv(&[
+        "run",
+        "--impl",
+        &format!("python3 '{adapter}'"),
+        "--report",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let r = report(dir.path());
+    let statement = r["summary"]["certification"]["statement"].as_str().unwrap();
+    assert!(
+        statement.starts_with("Precise for manifest and projection; not claimed: "),
+        "{statement}"
+    );
+    assert!(r["summary"]["counts"]["skip"].as_u64().unwrap() > 500);
+    let badge = std::fs::read_to_string(dir.path().join("badge.svg")).unwrap();
+    assert!(badge.contains("rbv: Precise 100%"), "{badge}");
+}
