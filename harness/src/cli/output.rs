@@ -49,6 +49,9 @@ pub fn render(outcome: &RunOutcome, style: Style) -> String {
             format!("{count} cases did not run")
         };
         let _ = writeln!(out, "{label} {scope}: {}", error.message);
+        if let Some(line) = &error.line {
+            let _ = writeln!(out, "    line: {}", one_line(line));
+        }
         stderr_lines(&mut out, &error.stderr_tail);
     }
     for result in &outcome.results {
@@ -290,6 +293,42 @@ mod tests {
         );
         assert_eq!(lines[lines.len() - 1], "rbv: 1 passed, 2 failed, 1 skipped");
         assert!(!text.contains('\x1b'));
+    }
+
+    #[test]
+    fn cases_that_never_reached_the_implementation_are_reported_once() {
+        let unreached = |id: &str| CaseResult {
+            id: id.into(),
+            verdict: Verdict::Error(ErrorVerdict {
+                kind: ErrorKind::Garbage,
+                step: None,
+                message: "cannot start `x` (3 attempts): not JSON".into(),
+                line: Some("hello".into()),
+                stderr_tail: "boom\n".into(),
+            }),
+            run: None,
+            session: String::new(),
+            duration: Duration::ZERO,
+        };
+        let mut o = outcome();
+        o.results = vec![unreached("a/1"), unreached("a/2"), unreached("a/3")];
+        let text = render(&o, Style { color: false });
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "ERROR garbage nothing ran (3 cases): cannot start `x` (3 attempts): not JSON"
+        );
+        assert_eq!(lines[1], "    line: hello");
+        assert_eq!(text.matches("boom").count(), 1, "{text}");
+        assert!(!text.contains("a/1"));
+        // Beside cases that ran, it says how many did not.
+        o.results.insert(0, outcome().results.remove(0));
+        let text = render(&o, Style { color: false });
+        assert!(
+            text.starts_with("ERROR garbage 3 cases did not run: cannot start"),
+            "{text}"
+        );
+        assert!(text.ends_with("rbv: 1 passed, 3 failed, 0 skipped\n"));
     }
 
     #[test]
