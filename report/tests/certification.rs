@@ -195,3 +195,23 @@ fn a_failure_in_the_summary_shows_the_request_it_sent() {
         "{md}"
     );
 }
+
+#[test]
+fn a_report_with_conditions_and_certificate_validates_against_its_schema() {
+    let schema: serde_json::Value =
+        serde_json::from_str(&rbv_report::render::json::schema()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    for cond in [
+        conditions(&["sql/"], 9, RunMode::SpawnPerCase),
+        conditions(&[], 9, RunMode::Process),
+    ] {
+        let r = common::report_from(partial_adapter(), 0).with_conditions(cond);
+        let instance = serde_json::to_value(&r).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&instance)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{errors:#?}");
+        assert!(instance["summary"]["certification"]["capabilities"].is_array());
+    }
+}
