@@ -266,9 +266,10 @@ impl ProcessTransport {
         let Some(index) = id.and_then(|id| pending.get(&id).copied()) else {
             let mut waiting: Vec<_> = pending.keys().copied().collect();
             waiting.sort_unstable();
+            let waiting = Value::from(waiting);
             let message = match id {
-                Some(id) => format!("answer to id {id}, but rbv waits for {waiting:?}"),
-                None => format!("answer without a readable id (rbv waits for {waiting:?})"),
+                Some(id) => format!("answer to id {id}, but rbv waits for {waiting}"),
+                None => format!("answer without a readable id (rbv waits for {waiting})"),
             };
             return Err(self.fail(ErrorKind::Protocol, message, Some(&text)));
         };
