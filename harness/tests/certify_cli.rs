@@ -265,3 +265,26 @@ fn the_python_example_adapter_is_certified_for_manifest_and_projection() {
     let badge = std::fs::read_to_string(dir.path().join("badge.svg")).unwrap();
     assert!(badge.contains("rbv: Precise 100%"), "{badge}");
 }
+
+#[test]
+fn protocol_errors_name_ids_and_sessions_without_debug_formatting() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/hostile/fake_adapter.py");
+    for (mode, expected) in [
+        (
+            "wrong-session",
+            "answer for session \"someone-else\", asked in session \"",
+        ),
+        ("wrong-id", "but rbv waits for ["),
+    ] {
+        let out = rbv(&[
+            "run",
+            "--impl",
+            &format!("python3 '{script}' {mode}"),
+            "--filter",
+            "projection/htr-local/escalate-trusted",
+        ]);
+        let text = stdout(&out);
+        assert!(text.contains(expected), "{mode}: {text}");
+        assert!(!text.contains("Some("), "{mode}: {text}");
+    }
+}
