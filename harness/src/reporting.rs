@@ -64,6 +64,9 @@ pub struct RunRecord<'a> {
     pub cases_sha256: String,
     /// Applied by [`write_report`] and [`build_report`] when present.
     pub baseline: Option<Baseline>,
+    /// How the run was made; see [`conditions`]. Without them the report
+    /// cannot tell a filtered run from a whole one.
+    pub conditions: Option<m::Conditions>,
 }
 
 impl<'a> RunRecord<'a> {
@@ -91,6 +94,7 @@ impl<'a> RunRecord<'a> {
             elapsed: outcome.elapsed,
             cases_sha256: String::new(),
             baseline: None,
+            conditions: None,
         }
     }
 }
@@ -228,6 +232,7 @@ fn case_result(rec: &CaseRecord, run: &RunRecord) -> m::CaseResult {
         })
         .collect();
     out.tags = case.tags.clone();
+    out.needs = case.needs.iter().map(|c| c.as_str().to_owned()).collect();
     out.guards = m::Sides {
         unsafe_side: guards.unsafe_side,
         precision: guards.precision,
@@ -283,6 +288,9 @@ pub fn build_report(run: &RunRecord) -> Report {
         run.started,
         run.elapsed.as_secs_f64() * 1000.0,
     );
+    if let Some(c) = &run.conditions {
+        report = report.with_conditions(c.clone());
+    }
     if let Some(b) = &run.baseline {
         rbv_report::apply_baseline(&mut report, b);
     }
@@ -298,6 +306,47 @@ pub fn write_report(dir: &Path, run: &RunRecord) -> anyhow::Result<Report> {
     rbv_report::write_all(&report, dir)
         .with_context(|| format!("writing the report into {}", dir.display()))?;
     Ok(report)
+}
+
+/// What a run's report records about how it was made, beyond the
+/// handshake: `command` is what ran, `suite_cases` the cases before
+/// filtering.
+#[derive(Clone, Debug)]
+pub struct RunSettings<'a> {
+    pub command: &'a str,
+    pub mode: m::RunMode,
+    pub filters: &'a [String],
+    pub validate_protocol: bool,
+    pub timeout: Duration,
+    pub jobs: usize,
+    /// The built-in reference restarted with each case's profile.
+    pub profile_per_case: bool,
+    pub suite_cases: usize,
+}
+
+/// The conditions of a run, for [`RunRecord::conditions`].
+pub fn conditions(settings: &RunSettings) -> m::Conditions {
+    m::Conditions {
+        rbv_version: env!("CARGO_PKG_VERSION").to_owned(),
+        command: settings.command.to_owned(),
+        mode: settings.mode,
+        filters: settings.filters.to_vec(),
+        validate_protocol: settings.validate_protocol,
+        timeout_ms: u64::try_from(settings.timeout.as_millis()).unwrap_or(u64::MAX),
+        jobs: settings.jobs,
+        profile_source: if settings.profile_per_case {
+            "per-case"
+        } else {
+            "handshake"
+        }
+        .to_owned(),
+        platform: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
+        suite_cases: settings.suite_cases,
+        known_capabilities: rbv_protocol::Capability::ALL
+            .iter()
+            .map(|c| c.as_str().to_owned())
+            .collect(),
+    }
 }
 
 /// Reads a baseline file (YAML, or JSON for `.json`).
@@ -340,7 +389,8 @@ pub fn compare_reports(paths: &[PathBuf], out: Option<&Path>) -> anyhow::Result<
 }
 
 /// `rbv diff`: what changed from `old` to `new`, as Markdown, and whether
-/// the new run regressed (a newly failing case or a lower level).
+/// the new run regressed (a newly failing case, a lower level, a case
+/// missing from it, or a capability it no longer claims).
 pub fn diff_reports(old: &Path, new: &Path) -> anyhow::Result<(String, bool)> {
     let d = ReportDiff::between(&load_report(old)?, &load_report(new)?);
     Ok((d.to_markdown(), d.regressed()))

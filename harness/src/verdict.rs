@@ -60,6 +60,18 @@ pub enum ErrorKind {
     Protocol,
 }
 
+impl ErrorKind {
+    /// `crash`, `timeout`, `garbage` or `protocol`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Crash => "crash",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Garbage => "garbage",
+            ErrorKind::Protocol => "protocol",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ErrorVerdict {
     pub kind: ErrorKind,

@@ -63,6 +63,8 @@ mutants! {
         "§2.3: Rule-of-Two is not evaluated at call time",
     DialectBlindSql = "dialect-blind-sql":
         "§4.3: every SQL payload is read as PostgreSQL whatever its dialect (MySQL's /*! */ code is a comment; an unknown dialect is PostgreSQL)",
+    DenyListSqlFunctions = "deny-list-sql-functions":
+        "§4.3: only known side-effecting SQL functions escalate; a user-defined function in a SELECT is auto",
 }
 
 impl fmt::Display for Mutant {

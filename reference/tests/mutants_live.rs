@@ -129,6 +129,13 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
                 "band",
             )
         }
+        Mutant::DenyListSqlFunctions => {
+            let call = json!({"plugin": "p", "id": "mcp:db/execute_sql", "kind": "sql", "arguments": {"sql": "SELECT make_table()"}});
+            (
+                vec![load(ops), json!({"type": "evaluate", "operation": call})],
+                "band",
+            )
+        }
         Mutant::QuotedStringBlind | Mutant::SubstringLoopback | Mutant::FirstKeywordSql => {
             (vec![], "")
         }
@@ -173,6 +180,7 @@ fn mutant_answers_are_the_unsafe_ones() {
     assert_eq!(last(Mutant::PermissiveDefault, "band"), "auto");
     assert_eq!(last(Mutant::RuleOfTwoOff, "band"), "soft-ack");
     assert_eq!(last(Mutant::DeclaredBandAsCeiling, "band"), "auto");
+    assert_eq!(last(Mutant::DenyListSqlFunctions, "band"), "auto");
     let reasons = last(Mutant::ToolLevelSql, "reasons");
     assert!(
         reasons

@@ -18,6 +18,13 @@ pub struct Column {
     pub safety: String,
     pub precision: String,
     pub pass_rate: String,
+    /// Cases that ran / were skipped.
+    pub ran: usize,
+    pub skipped: usize,
+    /// `partial run: N of M cases`, when it was.
+    pub partial: Option<String>,
+    /// Each capability of its certificate with its level or status.
+    pub capabilities: Vec<(String, String)>,
 }
 
 /// One case across implementations.
@@ -66,6 +73,15 @@ impl Matrix {
                     safety: s.safety.display(),
                     precision: s.precision.display(),
                     pass_rate: s.pass_rate.display(),
+                    ran: s.counts.total - s.counts.skip,
+                    skipped: s.counts.skip,
+                    partial: s.certification.partial.map(|p| p.label()),
+                    capabilities: s
+                        .certification
+                        .capabilities
+                        .iter()
+                        .map(|c| (c.capability.clone(), c.display()))
+                        .collect(),
                 }
             })
             .collect();
@@ -103,6 +119,40 @@ impl Matrix {
         Matrix { columns, rows }
     }
 
+    /// Rows of cases run and skipped and of every capability's level per
+    /// implementation (`—` where a report does not list it).
+    pub fn run_rows(&self) -> Vec<(String, Vec<String>)> {
+        let mut rows = vec![
+            (
+                "cases run".to_owned(),
+                self.columns.iter().map(|c| c.ran.to_string()).collect(),
+            ),
+            (
+                "skipped".to_owned(),
+                self.columns.iter().map(|c| c.skipped.to_string()).collect(),
+            ),
+        ];
+        let names: BTreeSet<&String> = self
+            .columns
+            .iter()
+            .flat_map(|c| c.capabilities.iter().map(|(n, _)| n))
+            .collect();
+        for name in names {
+            let vals = self
+                .columns
+                .iter()
+                .map(|c| {
+                    c.capabilities
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .map_or_else(|| "—".to_owned(), |(_, v)| v.clone())
+                })
+                .collect();
+            rows.push((format!("capability {name}"), vals));
+        }
+        rows
+    }
+
     pub fn disagreements(&self) -> impl Iterator<Item = &Row> {
         self.rows.iter().filter(|r| r.disagree)
     }
@@ -119,9 +169,15 @@ impl Matrix {
             let vals: Vec<String> = self
                 .columns
                 .iter()
-                .map(|c| cell([&c.level, &c.safety, &c.precision, &c.pass_rate][k]))
+                .map(|c| match (&c.partial, k) {
+                    (Some(p), 0) => cell(p),
+                    _ => cell([&c.level, &c.safety, &c.precision, &c.pass_rate][k]),
+                })
                 .collect();
             let _ = writeln!(out, "| {name} | {} |", vals.join(" | "));
+        }
+        for (name, vals) in self.run_rows() {
+            let _ = writeln!(out, "| {} | {} |", cell(&name), vals.join(" | "));
         }
         let disagreements: Vec<&Row> = self.disagreements().collect();
         let _ = writeln!(
@@ -193,13 +249,24 @@ impl Matrix {
                 "<th>{}<br><span class=\"level level-{}\">{}</span><br><small>safety {} · \
                  precision {}</small></th>",
                 escape(&c.label),
-                escape(&c.level.to_lowercase()),
-                escape(&c.level),
+                escape(&if c.partial.is_some() {
+                    "partial".to_owned()
+                } else {
+                    c.level.to_lowercase()
+                }),
+                escape(c.partial.as_deref().unwrap_or(&c.level)),
                 escape(&c.safety),
                 escape(&c.precision)
             );
         }
         body.push_str("</tr></thead>\n<tbody>\n");
+        for (name, vals) in self.run_rows() {
+            let _ = write!(body, "<tr class=\"facts\"><th>{}</th>", escape(&name));
+            for v in vals {
+                let _ = write!(body, "<td>{}</td>", escape(&v));
+            }
+            body.push_str("</tr>\n");
+        }
         for row in &self.rows {
             let _ = write!(
                 body,

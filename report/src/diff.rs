@@ -1,9 +1,10 @@
 //! What changed between two runs: newly failing and newly fixed cases,
-//! for a pull-request comment.
+//! cases missing from the new run, capabilities no longer claimed and
+//! levels per capability, for a pull-request comment.
 
 use crate::model::{CaseResult, Report};
 use crate::render::markdown::{cell, code};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 /// One case whose outcome changed.
@@ -33,9 +34,16 @@ pub struct ReportDiff {
     pub changed_failure: Vec<Change>,
     /// Ran before, skipped now.
     pub newly_skipped: Vec<Change>,
-    /// Cases only in the old run.
+    /// Cases only in the old run: missing from the new one.
     pub removed: Vec<String>,
     pub added: usize,
+    /// Capabilities the old run claimed and the new one does not.
+    pub lost_capabilities: Vec<String>,
+    /// Capabilities whose level changed: name, before, after (`Core`,
+    /// `not claimed`, `untested`, `partial run`).
+    pub capability_levels: Vec<(String, String, String)>,
+    /// `partial run: N of M cases` of each run that was partial.
+    pub partial: (Option<String>, Option<String>),
 }
 
 impl ReportDiff {
@@ -56,6 +64,18 @@ impl ReportDiff {
             newly_skipped: Vec::new(),
             removed: Vec::new(),
             added: 0,
+            lost_capabilities: old
+                .implementation
+                .capabilities
+                .iter()
+                .filter(|c| !new.implementation.capabilities.contains(c))
+                .cloned()
+                .collect(),
+            capability_levels: capability_levels(old, new),
+            partial: (
+                old.summary.certification.partial.map(|p| p.label()),
+                new.summary.certification.partial.map(|p| p.label()),
+            ),
         };
         for n in &new.cases {
             let o = old.case(&n.id);
@@ -92,9 +112,13 @@ impl ReportDiff {
         d
     }
 
-    /// Whether the new run is worse: a newly failing case or a lower level.
+    /// Whether the new run is worse: a newly failing case, a lower level,
+    /// a case missing from it or a capability it no longer claims.
     pub fn regressed(&self) -> bool {
-        !self.newly_failing.is_empty() || level_rank(&self.new_level) < level_rank(&self.old_level)
+        !self.newly_failing.is_empty()
+            || level_rank(&self.new_level) < level_rank(&self.old_level)
+            || !self.removed.is_empty()
+            || !self.lost_capabilities.is_empty()
     }
 
     pub fn to_markdown(&self) -> String {
@@ -110,23 +134,78 @@ impl ReportDiff {
         let _ = writeln!(out, "| safety | {} | {} |", self.safety.0, self.safety.1);
         let _ = writeln!(
             out,
-            "| precision | {} | {} |\n",
+            "| precision | {} | {} |",
             self.precision.0, self.precision.1
         );
+        if self.partial.0.is_some() || self.partial.1.is_some() {
+            let _ = writeln!(
+                out,
+                "| run | {} | {} |",
+                self.partial.0.as_deref().unwrap_or("whole suite"),
+                self.partial.1.as_deref().unwrap_or("whole suite")
+            );
+        }
+        for (name, before, after) in &self.capability_levels {
+            let _ = writeln!(out, "| {} | {before} | {after} |", cell(name));
+        }
+        out.push('\n');
+        if !self.lost_capabilities.is_empty() {
+            let _ = writeln!(
+                out,
+                "**No longer claimed:** {}\n",
+                cell(&self.lost_capabilities.join(", "))
+            );
+        }
         section(&mut out, "Newly failing", &self.newly_failing);
         section(&mut out, "Newly fixed", &self.newly_fixed);
         section(&mut out, "Failing differently", &self.changed_failure);
         section(&mut out, "No longer run", &self.newly_skipped);
-        if self.added > 0 || !self.removed.is_empty() {
-            let _ = writeln!(
-                out,
-                "{} case(s) added, {} removed.",
-                self.added,
-                self.removed.len()
-            );
+        let _ = writeln!(
+            out,
+            "### Missing from the new run ({})\n",
+            self.removed.len()
+        );
+        if self.removed.is_empty() {
+            out.push_str("None.\n\n");
+        } else {
+            for id in &self.removed {
+                let _ = writeln!(out, "- `{}`", code(id));
+            }
+            out.push('\n');
+        }
+        if self.added > 0 {
+            let _ = writeln!(out, "{} case(s) added.", self.added);
         }
         out
     }
+}
+
+/// The capabilities whose level (or status) differs between the runs.
+fn capability_levels(old: &Report, new: &Report) -> Vec<(String, String, String)> {
+    let levels = |r: &Report| -> BTreeMap<String, String> {
+        r.summary
+            .certification
+            .capabilities
+            .iter()
+            .map(|c| (c.capability.clone(), c.display()))
+            .collect()
+    };
+    let (before, after) = (levels(old), levels(new));
+    let names: BTreeSet<&String> = before.keys().chain(after.keys()).collect();
+    let absent = || "—".to_owned();
+    names
+        .into_iter()
+        .filter_map(|n| {
+            let (b, a) = (before.get(n), after.get(n));
+            (b != a).then(|| {
+                (
+                    n.clone(),
+                    b.cloned().unwrap_or_else(absent),
+                    a.cloned().unwrap_or_else(absent),
+                )
+            })
+        })
+        .collect()
 }
 
 fn level_rank(name: &str) -> u8 {

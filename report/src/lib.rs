@@ -1,12 +1,14 @@
 //! rbv's result model and its renderers.
 //!
-//! A run becomes a [`Report`] ([`model`]); [`score`] derives scores,
-//! requirement status and the certification level; [`render::write_all`]
+//! A run becomes a [`Report`] ([`model`]); [`score`] derives scores and
+//! requirement status, [`certify`] the level of each capability and the
+//! overall level; [`render::write_all`]
 //! writes every format into a directory; [`baseline`] applies a file of
 //! known failures; [`compare`] builds the interop matrix of several
 //! reports and [`diff`] the changes between two runs.
 
 pub mod baseline;
+pub mod certify;
 pub mod compare;
 pub mod diff;
 pub mod model;

@@ -1,22 +1,17 @@
-//! Scores, requirement status and certification levels.
+//! Scores and requirement status; the levels are in [`crate::certify`].
 //!
 //! Scores and levels judge the implementation, not the run: they use each
 //! case's actual verdict, so a baseline of known failures never buys a
 //! level or a point of score. A baseline only decides whether the run
 //! fails (`Summary::run_failed`).
-//!
-//! A level needs its cases to have run: a skip never counts as a pass, and
-//! a level whose set of cases is empty is not reached. The one exception
-//! is a case skipped for its profile: it does not apply to this
-//! implementation, so it is outside every set.
 
 use crate::model::{
-    CaseResult, Counts, FailKind, Level, Requirement, RequirementStatus, Score, Summary, Verdict,
+    CaseResult, Counts, FailKind, Requirement, RequirementStatus, Score, Summary, Verdict,
 };
 use std::collections::BTreeMap;
 
 /// Adds a case to a tally.
-fn count(counts: &mut Counts, case: &CaseResult) {
+pub(crate) fn count(counts: &mut Counts, case: &CaseResult) {
     counts.total += 1;
     match &case.verdict {
         Verdict::Pass => counts.pass += 1,
@@ -66,48 +61,15 @@ pub fn precision(cases: &[CaseResult]) -> Score {
     Score::new(held, total)
 }
 
-/// The cases a level requires to pass (beyond those of the levels below).
-fn required_for(level: Level, case: &CaseResult) -> bool {
-    if case.verdict.is_not_applicable() {
-        return false;
-    }
-    match level {
-        Level::None => false,
-        Level::Safe => case.is_must() && case.guards.unsafe_side,
-        Level::Core => case.is_must(),
-        Level::Precise => case.is_must() || case.guards.precision,
-    }
-}
-
-/// The highest level reached, and the cases that block the next one.
-pub fn level(cases: &[CaseResult]) -> (Level, Vec<String>) {
-    let mut reached = Level::None;
-    while let Some(next) = reached.next() {
-        let required: Vec<&CaseResult> = cases.iter().filter(|c| required_for(next, c)).collect();
-        let blockers: Vec<String> = required
-            .iter()
-            .filter(|c| !c.verdict.is_pass())
-            .map(|c| c.id.clone())
-            .collect();
-        if required.is_empty() || !blockers.is_empty() {
-            let mut blockers = blockers;
-            blockers.sort();
-            return (reached, blockers);
-        }
-        reached = next;
-    }
-    (reached, Vec::new())
-}
-
-/// Everything derived from the cases.
-pub fn summarize(cases: &[CaseResult]) -> Summary {
+/// Everything derived from the cases; the level comes from the
+/// certification per capability (see [`crate::certify`]).
+pub fn summarize(cases: &[CaseResult], cert: crate::certify::Outcome) -> Summary {
     let mut counts = Counts::default();
     let mut by_label = BTreeMap::new();
     for case in cases {
         count(&mut counts, case);
         *by_label.entry(case.verdict.label().to_owned()).or_insert(0) += 1;
     }
-    let (level, next_level_blockers) = level(cases);
     let ran = counts.total - counts.skip;
     Summary {
         counts,
@@ -115,8 +77,9 @@ pub fn summarize(cases: &[CaseResult]) -> Summary {
         safety: safety(cases),
         precision: precision(cases),
         pass_rate: Score::new(counts.pass, ran),
-        level,
-        next_level_blockers,
+        level: cert.level,
+        next_level_blockers: cert.next_level_blockers,
+        certification: cert.certification,
         run_failed: counts.fail + counts.error > 0 || cases.iter().any(CaseResult::is_stale),
     }
 }
@@ -200,42 +163,7 @@ mod tests {
         }
     }
 
-    use RequirementLevel::{Must, Should};
-
-    #[test]
-    fn levels_nest_and_follow_the_failing_side() {
-        let all_pass = vec![
-            case("a/1", Must, (true, false), Verdict::Pass),
-            case("a/2", Must, (false, true), Verdict::Pass),
-            case("a/3", Should, (false, true), Verdict::Pass),
-        ];
-        assert_eq!(level(&all_pass), (Level::Precise, vec![]));
-
-        let mut should_over = all_pass.clone();
-        should_over[2].verdict = fail(FailKind::Over);
-        assert_eq!(level(&should_over), (Level::Core, vec!["a/3".to_owned()]));
-
-        let mut must_over = all_pass.clone();
-        must_over[1].verdict = fail(FailKind::Over);
-        assert_eq!(level(&must_over), (Level::Safe, vec!["a/2".to_owned()]));
-
-        let mut must_under = all_pass.clone();
-        must_under[0].verdict = fail(FailKind::Under);
-        assert_eq!(level(&must_under), (Level::None, vec!["a/1".to_owned()]));
-    }
-
-    #[test]
-    fn a_skip_is_not_a_pass_but_a_profile_skip_does_not_apply() {
-        let mut cases = vec![
-            case("a/1", Must, (true, false), Verdict::Pass),
-            case("a/2", Must, (true, false), skip(SkipCause::Capability)),
-        ];
-        assert_eq!(level(&cases).0, Level::None);
-        cases[1].verdict = skip(SkipCause::Profile);
-        assert_eq!(level(&cases).0, Level::Precise);
-        // Nothing at all ran: no level is reached vacuously.
-        assert_eq!(level(&[]).0, Level::None);
-    }
+    use RequirementLevel::Must;
 
     #[test]
     fn scores_count_only_their_side_and_only_what_ran() {

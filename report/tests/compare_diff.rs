@@ -144,3 +144,64 @@ fn diff_names_newly_failing_and_newly_fixed_cases() {
     assert!(d.newly_failing.is_empty() && !d.regressed());
     assert_eq!(d.newly_fixed.len(), 2);
 }
+
+#[test]
+fn diff_lists_missing_cases_and_lost_capabilities_as_regressions() {
+    let old = common::variant("x", &[]);
+    let mut new = common::variant("x", &[]);
+    new.cases.retain(|c| c.id != "tokens/replay/basic");
+    new.refresh();
+    let d = ReportDiff::between(&old, &new);
+    assert_eq!(d.removed, ["tokens/replay/basic"]);
+    assert!(d.newly_failing.is_empty());
+    assert!(d.regressed(), "a case that disappeared is a regression");
+    let md = d.to_markdown();
+    assert!(md.contains("### Missing from the new run (1)\n\n- `tokens/replay/basic`"));
+
+    let mut new = common::variant("x", &[]);
+    new.implementation.capabilities.retain(|c| c != "tokens");
+    new.refresh();
+    let d = ReportDiff::between(&old, &new);
+    assert!(d.removed.is_empty());
+    assert_eq!(d.lost_capabilities, ["tokens"]);
+    assert!(
+        d.regressed(),
+        "a capability no longer claimed is a regression"
+    );
+    assert!(d.to_markdown().contains("**No longer claimed:** tokens"));
+
+    assert!(!ReportDiff::between(&old, &common::variant("x", &[])).regressed());
+}
+
+#[test]
+fn diff_and_compare_show_levels_per_capability_and_cases_run() {
+    let with_needs = |name: &str, verdicts: &[(&str, Verdict)]| {
+        let mut r = common::variant(name, verdicts);
+        for c in &mut r.cases {
+            c.needs = vec![c.area.clone()];
+        }
+        r.refresh();
+        r
+    };
+    let old = with_needs("x", &[]);
+    let new = with_needs("x", &[("sql/insert/plain", under())]);
+    let d = ReportDiff::between(&old, &new);
+    assert_eq!(
+        d.capability_levels,
+        [("sql".to_owned(), "Precise".to_owned(), "None".to_owned())]
+    );
+    assert!(d.to_markdown().contains("| sql | Precise | None |"));
+
+    let m = Matrix::build(&[old, new]);
+    let md = m.to_markdown();
+    assert!(md.contains("| cases run | 9 | 9 |"), "{md}");
+    assert!(md.contains("| skipped | 0 | 0 |"), "{md}");
+    assert!(md.contains("| capability sql | Precise | None |"), "{md}");
+    assert!(
+        md.contains("| capability shell | not claimed | not claimed |"),
+        "{md}"
+    );
+    assert!(m
+        .to_html()
+        .contains("<th>capability sql</th><td>Precise</td><td>None</td>"));
+}

@@ -266,15 +266,20 @@ impl ProcessTransport {
         let Some(index) = id.and_then(|id| pending.get(&id).copied()) else {
             let mut waiting: Vec<_> = pending.keys().copied().collect();
             waiting.sort_unstable();
+            let waiting = Value::from(waiting);
             let message = match id {
-                Some(id) => format!("answer to id {id}, but rbv waits for {waiting:?}"),
-                None => format!("answer without a readable id (rbv waits for {waiting:?})"),
+                Some(id) => format!("answer to id {id}, but rbv waits for {waiting}"),
+                None => format!("answer without a readable id (rbv waits for {waiting})"),
             };
             return Err(self.fail(ErrorKind::Protocol, message, Some(&text)));
         };
         let answered = value.get("session").and_then(Value::as_str);
         if answered != Some(session) {
-            let message = format!("answer for session {answered:?}, asked in session {session:?}");
+            let message = format!(
+                "answer for session {}, asked in session {}",
+                answered.map_or_else(|| "(none)".to_owned(), |a| Value::from(a).to_string()),
+                Value::from(session)
+            );
             return Err(self.fail(ErrorKind::Protocol, message, Some(&text)));
         }
         let response = Response::from_json(&value).map_err(|e| e.to_string());

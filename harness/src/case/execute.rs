@@ -124,7 +124,10 @@ fn resolve(
     }
 }
 
-fn bodies(action: &Action, captures: &BTreeMap<String, Value>) -> Result<Vec<RequestBody>, String> {
+pub(crate) fn bodies(
+    action: &Action,
+    captures: &BTreeMap<String, Value>,
+) -> Result<Vec<RequestBody>, String> {
     Ok(vec![match action {
         Action::LoadPlugins(plugins) => RequestBody::LoadPlugins(LoadPluginsRequest {
             plugins: plugins.clone(),

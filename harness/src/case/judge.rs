@@ -242,7 +242,10 @@ fn judge_one(
                 let name = r.get("name").cloned().unwrap_or(Value::Null);
                 return Some(miss(
                     FailKind::Mismatch,
-                    format!("plugin {name}: loaded is {got:?}; expected {want}"),
+                    format!(
+                        "plugin {name}: loaded is {}; expected {want}",
+                        got.map_or_else(|| "missing".to_owned(), |g| g.to_string())
+                    ),
                     "loaded",
                     json!(want),
                     json!(got),

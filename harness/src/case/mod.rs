@@ -16,6 +16,7 @@ pub mod model;
 pub mod node;
 mod partial;
 pub mod requirements;
+pub mod show;
 mod steps;
 
 pub use execute::{execute, CaseRun, Exchange};

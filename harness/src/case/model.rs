@@ -269,40 +269,48 @@ fn nullable<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
 }
 
 /// What a step's answer must show. Every present key is judged.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
     /// The answer's `type`; `None` means the step's natural answer.
-    #[serde(default, rename = "type")]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "type")]
     pub answer_type: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub band: Option<Matcher<Band>>,
     /// `Some(None)`: the operation must be undeclared.
-    #[serde(default, deserialize_with = "nullable")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "nullable"
+    )]
     pub declared: Option<Option<Matcher<Band>>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<Matcher<Decision>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowed: Option<bool>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub granted: Option<bool>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loaded: Option<bool>,
     /// Per operation id; `None` means absent (undeclared).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub declarations: Option<BTreeMap<String, Option<Matcher<Band>>>>,
-    #[serde(default, deserialize_with = "nullable")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "nullable"
+    )]
     pub default_floor: Option<Option<Band>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub breaking: Option<bool>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowed_count: Option<usize>,
     /// A partial JSON match on the whole answer.
-    #[serde(default, rename = "match")]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "match")]
     pub partial: Option<serde_json::Value>,
     /// Dotted paths that must be in the answer, not null, whatever their
     /// value (a timestamp, a signature).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub present: Option<Vec<String>>,
     /// Dotted path → capture name: the value there equals the captured one.
     #[serde(default)]

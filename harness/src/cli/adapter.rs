@@ -26,6 +26,16 @@ pub struct AdapterArgs {
     /// `--profile rule_of_two_threshold=3`; see `rbv-ref --list-profile`.
     #[arg(long = "profile", value_name = "KEY=VALUE", value_parser = parse_profile_assignment)]
     pub profile: Vec<String>,
+    /// Claim only these capabilities in the handshake (repeatable or
+    /// comma-separated; names are sent as given, misspelled ones too): a
+    /// partial implementation, for trying what rbv certifies of it.
+    #[arg(
+        long = "claim",
+        value_name = "CAPABILITY",
+        value_delimiter = ',',
+        conflicts_with = "echo"
+    )]
+    pub claim: Vec<String>,
 }
 
 fn parse_profile_assignment(text: &str) -> Result<String, String> {
@@ -52,10 +62,39 @@ pub fn run(args: AdapterArgs) -> anyhow::Result<ExitCode> {
     let stdout = io::stdout().lock();
     if args.echo {
         echo(stdin, stdout)?;
+    } else if !args.claim.is_empty() {
+        let server = rbv_reference::Server::with_profile(args.mutant, profile_of(&args.profile)?);
+        serve_claiming(server, &args.claim, stdin, stdout)?;
     } else {
         rbv_reference::serve_with_profile(stdin, stdout, args.mutant, profile_of(&args.profile)?)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Serves `server`, but claims only `claim` in the handshake.
+pub fn serve_claiming(
+    mut server: rbv_reference::Server,
+    claim: &[String],
+    input: impl BufRead,
+    mut output: impl Write,
+) -> io::Result<()> {
+    for line in input.lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut answer = server.handle_line(&line);
+        if let Ok(mut value) = serde_json::from_str::<Value>(&answer) {
+            if value["type"] == "handshake" {
+                value["capabilities"] = Value::from(claim.to_vec());
+                answer = value.to_string();
+            }
+        }
+        output.write_all(answer.as_bytes())?;
+        output.write_all(b"\n")?;
+        output.flush()?;
+    }
+    Ok(())
 }
 
 /// Answers each request line with `canned` of its type.
@@ -150,6 +189,31 @@ pub fn canned(kind: &str) -> ResponseBody {
 mod tests {
     use super::*;
     use rbv_protocol::RequestBody;
+
+    #[test]
+    fn a_reduced_claim_changes_the_handshake_only() {
+        let input = "{\"id\":0,\"session\":\"handshake\",\"type\":\"handshake\",\"protocol_version\":1,\"harness\":\"rbv\"}\n\
+                     {\"id\":1,\"session\":\"s\",\"type\":\"project\",\"reversibility\":\"reversible\",\"scope\":\"local\",\"trust\":\"trusted\"}\n";
+        let mut out = Vec::new();
+        let claim = vec!["projection".to_owned(), "manfest".to_owned()];
+        serve_claiming(
+            rbv_reference::Server::new(None),
+            &claim,
+            input.as_bytes(),
+            &mut out,
+        )
+        .unwrap();
+        let lines: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(
+            lines[0]["capabilities"],
+            serde_json::json!(["projection", "manfest"])
+        );
+        assert_eq!(lines[1]["type"], "projection", "{}", lines[1]);
+    }
 
     #[test]
     fn echo_answers_every_request_type_with_its_natural_answer() {

@@ -154,9 +154,13 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
         .collect();
     if !missing.is_empty() {
         bail!(
-            "{} does not claim {:?}, which target {} needs",
+            "{} does not claim {}, which target {} needs",
             subject.name(),
-            missing,
+            missing
+                .iter()
+                .map(|c| c.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
             target.name
         );
     }
@@ -167,11 +171,11 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
         stop_at_first: args.stop_at_first,
     };
     eprintln!(
-        "rbv fuzz: target {} against {}, seed {}, up to {:?}",
+        "rbv fuzz: target {} against {}, seed {}, up to {} s",
         target.name,
         subject.name(),
         args.seed,
-        args.time
+        args.time.as_secs_f64()
     );
     let outcome = drive(target, subject.as_mut(), &options);
     let date = today();

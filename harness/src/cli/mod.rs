@@ -14,6 +14,7 @@ pub mod oracle;
 pub mod output;
 pub mod report_cmds;
 pub mod run;
+pub mod show;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -35,6 +36,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// List the cases (id and requirements).
     List(list::ListArgs),
+    /// Print one case as it runs: tables expanded, fixtures resolved, the
+    /// requests of its steps, with file:line.
+    Show(show::ShowArgs),
     /// Check the cases: references, coverage, precision guards.
     Lint(lint::LintArgs),
     /// Serve the built-in reference on stdin/stdout (what `rbv run` starts
@@ -74,6 +78,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::List(args) => list::run(args),
+        Command::Show(args) => show::run(args),
         Command::Lint(args) => lint::run(args),
         Command::Adapter(args) => adapter::run(args),
         Command::Bench(args) => crate::bench::run(args),

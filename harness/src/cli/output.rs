@@ -1,8 +1,11 @@
 //! What `rbv run` prints: one block per failing or erroring case, skips by
 //! reason, the failure breakdown, and the summary as the very last line.
 
+use crate::case::{CaseRun, Exchange};
 use crate::runner::{RunOutcome, Summary};
-use crate::verdict::Verdict;
+use crate::verdict::{ErrorVerdict, Verdict};
+use crate::worker::CaseResult;
+use rbv_protocol::Capability;
 use std::fmt::Write as _;
 
 /// ANSI styling, used only when writing to a terminal.
@@ -34,7 +37,27 @@ impl Style {
 /// The full text of a run's report on the terminal; its last line is the summary.
 pub fn render(outcome: &RunOutcome, style: Style) -> String {
     let mut out = String::new();
+    for warning in handshake_warnings(outcome) {
+        let _ = writeln!(out, "{} {warning}", style.paint("33", "warning:"));
+    }
+    let unreached = unreached_groups(outcome);
+    for (error, count) in &unreached {
+        let label = style.paint("1;35", &format!("ERROR {}", error_kind(error)));
+        let scope = if *count == outcome.results.len() {
+            format!("nothing ran ({count} cases)")
+        } else {
+            format!("{count} cases did not run")
+        };
+        let _ = writeln!(out, "{label} {scope}: {}", error.message);
+        if let Some(line) = &error.line {
+            let _ = writeln!(out, "    line: {}", one_line(line));
+        }
+        stderr_lines(&mut out, &error.stderr_tail);
+    }
     for result in &outcome.results {
+        if is_unreached(result) {
+            continue;
+        }
         match &result.verdict {
             Verdict::Pass | Verdict::Skip { .. } => {}
             Verdict::Fail(f) => {
@@ -48,28 +71,27 @@ pub fn render(outcome: &RunOutcome, style: Style) -> String {
                         let _ = writeln!(out, "    {}", style.diff_line(line));
                     }
                 }
+                for line in request_lines(result.run.as_ref(), f.step) {
+                    let _ = writeln!(out, "    {line}");
+                }
             }
             Verdict::Error(e) => {
-                let kind = serde_json::to_value(e.kind)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default();
-                let label = style.paint("1;35", &format!("ERROR {kind}"));
+                let label = style.paint("1;35", &format!("ERROR {}", error_kind(e)));
                 // Messages of the case engine already name their step.
                 let step = match e.step {
                     Some(s) if !e.message.starts_with("step ") => format!(" (step {s})"),
                     _ => String::new(),
                 };
                 let _ = writeln!(out, "{label} {}{step}: {}", result.id, e.message);
+                if let Some(step) = e.step {
+                    for line in request_lines(result.run.as_ref(), step) {
+                        let _ = writeln!(out, "    {line}");
+                    }
+                }
                 if let Some(line) = &e.line {
                     let _ = writeln!(out, "    line: {}", one_line(line));
                 }
-                if !e.stderr_tail.trim().is_empty() {
-                    let _ = writeln!(out, "    stderr:");
-                    for line in e.stderr_tail.lines() {
-                        let _ = writeln!(out, "      {line}");
-                    }
-                }
+                stderr_lines(&mut out, &e.stderr_tail);
             }
         }
     }
@@ -91,6 +113,113 @@ pub fn emit(text: &str) {
         .and_then(|()| stdout.flush());
 }
 
+fn stderr_lines(out: &mut String, tail: &str) {
+    if !tail.trim().is_empty() {
+        let _ = writeln!(out, "    stderr:");
+        for line in tail.lines() {
+            let _ = writeln!(out, "      {line}");
+        }
+    }
+}
+
+fn error_kind(e: &ErrorVerdict) -> &'static str {
+    e.kind.as_str()
+}
+
+/// A case no implementation ever saw: it could not be started (or its
+/// handshake failed).
+fn is_unreached(result: &CaseResult) -> bool {
+    result.run.is_none() && result.session.is_empty() && matches!(result.verdict, Verdict::Error(_))
+}
+
+/// The errors of cases that never reached an implementation, each with
+/// how many cases it stopped: printed once, not once per case.
+fn unreached_groups(outcome: &RunOutcome) -> Vec<(&ErrorVerdict, usize)> {
+    let mut groups: Vec<(&ErrorVerdict, usize)> = Vec::new();
+    for result in outcome.results.iter().filter(|r| is_unreached(r)) {
+        let Verdict::Error(e) = &result.verdict else {
+            continue;
+        };
+        match groups.iter_mut().find(|(g, _)| g.message == e.message) {
+            Some((_, n)) => *n += 1,
+            None => groups.push((e, 1)),
+        }
+    }
+    groups
+}
+
+/// Capability names in the handshake that rbv does not know, each once,
+/// with the known name it most resembles.
+pub fn handshake_warnings(outcome: &RunOutcome) -> Vec<String> {
+    let Some(identity) = &outcome.identity else {
+        return Vec::new();
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for name in &identity.handshake.capabilities {
+        if name.parse::<Capability>().is_ok() || !seen.insert(name.as_str()) {
+            continue;
+        }
+        let closest = Capability::ALL
+            .iter()
+            .map(|c| {
+                (
+                    strsim::damerau_levenshtein(&name.to_lowercase(), c.as_str()),
+                    c,
+                )
+            })
+            .min_by_key(|(d, _)| *d)
+            .filter(|(d, _)| *d <= 3);
+        let hint = closest
+            .map(|(_, c)| format!(" (did you mean `{c}`?)"))
+            .unwrap_or_default();
+        out.push(format!(
+            "the handshake claims `{name}`, which is no capability rbv knows{hint}; it is ignored, \
+             and the cases that need it are skipped as not claimed"
+        ));
+    }
+    out
+}
+
+/// What the deciding step sent, in at most three lines: the request
+/// (the first of a `concurrent` step, with how many more), and for a
+/// request that carries a token the approval that minted it.
+fn request_lines(run: Option<&CaseRun>, step: usize) -> Vec<String> {
+    let Some(run) = run else { return Vec::new() };
+    let sent: Vec<&Exchange> = run.exchanges.iter().filter(|e| e.step == step).collect();
+    let Some(first) = sent.first() else {
+        return Vec::new();
+    };
+    let mut lines = vec![format!("request: {}", compact_request(first))];
+    if sent.len() > 1 {
+        lines[0].push_str(&format!(" (and {} more at once)", sent.len() - 1));
+    }
+    let token = first.request_value().get("token").cloned();
+    if let Some(token) = token.filter(|t| t.is_string()) {
+        let minted = run
+            .exchanges
+            .iter()
+            .filter(|e| e.step < step)
+            .find(|e| e.response.as_ref().and_then(|r| r.get("token")) == Some(&token));
+        match minted {
+            Some(e) => lines.push(format!("minted by: {}", compact_request(e))),
+            None => lines.push("the token was not minted in this case".to_owned()),
+        }
+    }
+    lines
+}
+
+/// `evaluate {"operation":…}` on one line, shortened.
+fn compact_request(exchange: &Exchange) -> String {
+    let mut value = exchange.request_value();
+    let kind = value
+        .as_object_mut()
+        .and_then(|o| o.remove("type"))
+        .and_then(|t| t.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    crate::adapter::lines::truncate(&format!("{kind} {value}"), 300)
+}
+
 fn one_line(text: &str) -> String {
     let joined = text.trim().replace('\n', "⏎");
     crate::adapter::lines::truncate(&joined, 400)
@@ -99,16 +228,16 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verdict::{ErrorKind, ErrorVerdict, FailKind, Failure};
-    use crate::worker::CaseResult;
+    use crate::verdict::{ErrorKind, FailKind, Failure};
     use std::time::Duration;
 
     fn outcome() -> RunOutcome {
+        // A worker ran each of them: a session is named.
         let result = |id: &str, verdict| CaseResult {
             id: id.into(),
             verdict,
             run: None,
-            session: String::new(),
+            session: "0-1".into(),
             duration: Duration::ZERO,
         };
         RunOutcome {
@@ -164,6 +293,42 @@ mod tests {
         );
         assert_eq!(lines[lines.len() - 1], "rbv: 1 passed, 2 failed, 1 skipped");
         assert!(!text.contains('\x1b'));
+    }
+
+    #[test]
+    fn cases_that_never_reached_the_implementation_are_reported_once() {
+        let unreached = |id: &str| CaseResult {
+            id: id.into(),
+            verdict: Verdict::Error(ErrorVerdict {
+                kind: ErrorKind::Garbage,
+                step: None,
+                message: "cannot start `x` (3 attempts): not JSON".into(),
+                line: Some("hello".into()),
+                stderr_tail: "boom\n".into(),
+            }),
+            run: None,
+            session: String::new(),
+            duration: Duration::ZERO,
+        };
+        let mut o = outcome();
+        o.results = vec![unreached("a/1"), unreached("a/2"), unreached("a/3")];
+        let text = render(&o, Style { color: false });
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "ERROR garbage nothing ran (3 cases): cannot start `x` (3 attempts): not JSON"
+        );
+        assert_eq!(lines[1], "    line: hello");
+        assert_eq!(text.matches("boom").count(), 1, "{text}");
+        assert!(!text.contains("a/1"));
+        // Beside cases that ran, it says how many did not.
+        o.results.insert(0, outcome().results.remove(0));
+        let text = render(&o, Style { color: false });
+        assert!(
+            text.starts_with("ERROR garbage 3 cases did not run: cannot start"),
+            "{text}"
+        );
+        assert!(text.ends_with("rbv: 1 passed, 3 failed, 0 skipped\n"));
     }
 
     #[test]

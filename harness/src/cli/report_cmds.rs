@@ -41,8 +41,10 @@ pub struct DiffArgs {
     pub new: PathBuf,
 }
 
-/// Prints the Markdown of newly failing and newly fixed cases. Exit 1 when
-/// the new run regressed (a newly failing case or a lower level).
+/// Prints the Markdown of newly failing and newly fixed cases and of the
+/// cases missing from the new run. Exit 1 when the new run regressed (a
+/// newly failing case, a lower level, a missing case or a capability no
+/// longer claimed).
 pub fn diff(args: DiffArgs) -> anyhow::Result<ExitCode> {
     let (markdown, regressed) = reporting::diff_reports(&args.old, &args.new)?;
     print!("{markdown}");

@@ -127,6 +127,36 @@ impl RunArgs {
             Target::Process(config)
         })
     }
+
+    /// What the report records about this run.
+    fn conditions(
+        &self,
+        outcome: &runner::RunOutcome,
+        suite_cases: usize,
+    ) -> rbv_report::model::Conditions {
+        use rbv_report::model::RunMode;
+        let mode = if self.in_process {
+            RunMode::InProcess
+        } else if self.spawn_per_case {
+            RunMode::SpawnPerCase
+        } else {
+            RunMode::Process
+        };
+        let options = RunOptions {
+            filters: Vec::new(),
+            jobs: self.jobs,
+        };
+        reporting::conditions(&reporting::RunSettings {
+            command: &outcome.target,
+            mode,
+            filters: &self.filter,
+            validate_protocol: self.validate_protocol,
+            timeout: Duration::from_millis(self.timeout),
+            jobs: options.jobs(),
+            profile_per_case: self.implementation.is_none(),
+            suite_cases,
+        })
+    }
 }
 
 fn protocol_validator() -> crate::adapter::Validate {
@@ -176,6 +206,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let mut record = RunRecord::new(&suite, &outcome, started);
         record.cases_sha256 = reporting::suite_digest(args.cases.cases.as_deref())?;
         record.baseline = baseline;
+        record.conditions = Some(args.conditions(&outcome, suite.cases.len()));
         let report = match &args.report {
             Some(dir) => reporting::write_report(dir, &record)?,
             None => reporting::build_report(&record),
@@ -194,13 +225,28 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             failed = report.summary.run_failed;
         }
         if let Some(dir) = &args.report {
-            let note = format!(
-                "report: {} (level {})",
-                dir.display(),
-                report.summary.level.name()
-            );
+            let cert = &report.summary.certification;
+            let note = match cert.partial {
+                Some(p) => format!("report: {} ({}: no level)", dir.display(), p.label()),
+                None => format!("report: {} ({})", dir.display(), cert.statement),
+            };
             insert_before_summary(&mut text, &note);
         }
+    }
+    if args.spawn_per_case {
+        insert_before_summary(
+            &mut text,
+            "mode: spawn-per-case (a child per case: state leaking between sessions is not tested)",
+        );
+    }
+    // With a report, its note above says so already.
+    if args.report.is_none() && !args.filter.is_empty() {
+        let ran = outcome.results.len();
+        let note = format!(
+            "partial run: {ran} of {} cases (--filter): no level",
+            suite.cases.len()
+        );
+        insert_before_summary(&mut text, &note);
     }
     super::output::emit(&text);
     Ok(if failed {

@@ -172,7 +172,11 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
         if let Some(kind) = kind {
             verdict = Some((
                 kind,
-                format!("{id}: declared {got:?}, the rule says {want:?}"),
+                format!(
+                    "{id}: declared {}, the rule says {}",
+                    floor_name(got),
+                    floor_name(*want)
+                ),
             ));
         }
     }
@@ -211,4 +215,9 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
         }
     }
     Ok(None)
+}
+
+/// `escalate`, or `undeclared` for no floor.
+fn floor_name(floor: Option<Band>) -> &'static str {
+    floor.map_or("undeclared", Band::as_str)
 }

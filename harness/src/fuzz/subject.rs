@@ -130,7 +130,7 @@ impl OverTransport {
         let answers = self
             .transport
             .exchange(session, bodies)
-            .map_err(|e| format!("{:?}: {}", e.kind, e.message))?;
+            .map_err(|e| format!("{}: {}", e.kind.as_str(), e.message))?;
         Ok(answers
             .into_iter()
             .map(|o| o.response.map(|r| r.body))

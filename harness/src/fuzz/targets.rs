@@ -233,14 +233,14 @@ fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Opti
                 requirement: req::TOKEN_BINDING,
                 kind: FailKind::Under,
                 summary: format!(
-                    "a token approved for {} also authorized a call that differs by {:?}",
+                    "a token approved for {} also authorized a call that differs by {}",
                     op_json(&t.a),
-                    t.mutation
+                    t.mutation.describe()
                 ),
                 payload: None,
                 case: CaseDraft {
                     area: "tokens",
-                    title: format!("A token for one call does not authorize a call changed by {:?}", t.mutation),
+                    title: format!("A token for one call does not authorize a call changed by {}", t.mutation.describe()),
                     tags: vec!["tokens", "bypass"],
                     steps: format!(
                         "{load}  - approve: {{operation: {a}}}\n    capture: {{tok: token}}\n  - invoke: {{operation: {b}, token: {{capture: tok}}}}\n    expect: {{allowed: false}}\n",
@@ -371,8 +371,10 @@ impl ClassifierProbe<'_> {
             requirement,
             kind,
             summary: format!(
-                "{} answered {} for {:?} ({families})",
-                self.area, e.band, self.labeled.text
+                "{} answered {} for {} ({families})",
+                self.area,
+                e.band,
+                serde_json::Value::from(self.labeled.text.as_str())
             ),
             payload: Some(self.labeled.text.clone()),
             case: CaseDraft {

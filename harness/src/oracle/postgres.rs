@@ -280,8 +280,8 @@ impl Cluster {
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(OracleError::Judge(format!(
-                    "{program} did not finish within {:?}",
-                    STATEMENT_TIMEOUT * 3
+                    "{program} did not finish within {} s",
+                    (STATEMENT_TIMEOUT * 3).as_secs_f64()
                 )));
             }
             std::thread::sleep(Duration::from_millis(5));

@@ -124,7 +124,12 @@ pub fn inspect(sql: &str, mutant: Option<Mutant>) -> Inspection {
 
 /// Inspects one payload written in `dialect`.
 pub fn inspect_in(sql: &str, dialect: SqlDialect, mutant: Option<Mutant>) -> Inspection {
-    inspect_with(sql, dialect, mutant, FunctionPolicy::default())
+    let policy = if mutant == Some(Mutant::DenyListSqlFunctions) {
+        FunctionPolicy::DenyList
+    } else {
+        FunctionPolicy::default()
+    };
+    inspect_with(sql, dialect, mutant, policy)
 }
 
 /// Inspects a payload whose operation names a dialect by its wire spelling

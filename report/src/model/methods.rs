@@ -34,19 +34,30 @@ impl Report {
             implementation,
             requirements,
             cases,
-            summary: crate::score::summarize(&[]),
+            summary: crate::score::summarize(&[], crate::certify::certify(&[], &[], None)),
             baseline: None,
             started: rfc3339(started),
             duration_ms: round_ms(duration_ms),
+            conditions: None,
         };
         report.refresh();
         report
+    }
+
+    /// The report with the conditions of its run recorded, and the
+    /// certification they decide (a partial run earns no level).
+    pub fn with_conditions(mut self, conditions: Conditions) -> Report {
+        self.conditions = Some(conditions);
+        self.refresh();
+        self
     }
 
     /// Recomputes every derived field from the cases: sort order,
     /// requirement tallies and the summary. Call it after changing cases.
     pub fn refresh(&mut self) {
         for case in &mut self.cases {
+            case.needs.sort();
+            case.needs.dedup();
             case.requirements.sort();
             case.requirements.dedup();
             case.tags.sort();
@@ -55,7 +66,12 @@ impl Report {
         }
         self.cases.sort_by(|a, b| a.id.cmp(&b.id));
         crate::score::tally_requirements(&mut self.requirements, &self.cases);
-        self.summary = crate::score::summarize(&self.cases);
+        let cert = crate::certify::certify(
+            &self.cases,
+            &self.implementation.capabilities,
+            self.conditions.as_ref(),
+        );
+        self.summary = crate::score::summarize(&self.cases, cert);
         if let Some(b) = &self.baseline {
             self.summary.run_failed |= !b.stale.is_empty();
         }
@@ -114,6 +130,7 @@ impl CaseResult {
             title: None,
             requirements: Vec::new(),
             tags: Vec::new(),
+            needs: Vec::new(),
             guards: Sides::default(),
             verdict,
             step: None,

@@ -17,11 +17,16 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
 
+mod cert;
 mod methods;
+pub use cert::*;
 pub use methods::{area_of, rfc3339, round_ms};
 
 /// Version of the report format; bumped when a field changes meaning.
-pub const FORMAT_VERSION: u32 = 1;
+/// 2: `summary.level` is derived from the claimed capabilities (cases of
+/// unclaimed ones no longer block it) and is `none` for a partial run;
+/// `conditions`, `summary.certification` and `cases[].needs` added.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// One run of the suite against one implementation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -43,6 +48,10 @@ pub struct Report {
     pub started: String,
     /// Wall time of the whole run.
     pub duration_ms: f64,
+    /// What the run was made under; absent in reports of older rbv
+    /// versions. See [`Report::with_conditions`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<Conditions>,
 }
 
 /// Which suite was run.
@@ -179,6 +188,10 @@ pub struct CaseResult {
     pub title: Option<String>,
     pub requirements: Vec<RequirementRef>,
     pub tags: Vec<String>,
+    /// The capabilities the case needs (sorted); empty for a case every
+    /// implementation runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<String>,
     pub guards: Sides,
     pub verdict: Verdict,
     /// Index of the step that decided a failure or error.
@@ -365,7 +378,8 @@ pub struct BaselineStatus {
     pub unmatched: Vec<String>,
 }
 
-/// Certification level. Ordered: each level includes the ones below.
+/// Certification level, of one capability or overall (see
+/// [`crate::certify`]). Ordered: each level includes the ones below.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
 )]
@@ -448,9 +462,14 @@ pub struct Summary {
     pub precision: Score,
     /// Share of cases that ran and passed.
     pub pass_rate: Score,
+    /// The overall level: the lowest of the claimed capabilities' levels
+    /// (see `certification`); `none` for a partial run.
     pub level: Level,
-    /// Cases that keep the run from the next level (sorted ids).
+    /// Cases that keep the run from the next overall level (sorted ids).
     pub next_level_blockers: Vec<String>,
+    /// The level of each capability and the statement derived from them.
+    #[serde(default)]
+    pub certification: Certification,
     /// Whether the run fails: an unlisted failure or error, or a stale
     /// baseline entry.
     pub run_failed: bool,

@@ -1,17 +1,25 @@
-//! `badge.svg`: a shields-style badge, `rbv | Core 98%`, colored by level.
+//! `badge.svg`: a shields-style badge, `rbv | Core 98%`, colored by level;
+//! `rbv | partial run: 12 of 900 cases` in gray for a partial run.
 //! The percentage is the share of cases that ran and passed, rounded
 //! down so that it reads 100% only when nothing failed.
 
-use super::escape;
+use super::{escape, facts};
 use crate::model::{Level, Report};
 
 /// The badge's right-hand text.
 pub fn message(report: &Report) -> String {
     let s = &report.summary;
-    match s.pass_rate.total {
+    if let Some(partial) = facts::partial_label(report) {
+        return partial;
+    }
+    let mut msg = match s.pass_rate.total {
         0 => format!("{} n/a", s.level),
         total => format!("{} {}%", s.level, s.pass_rate.held * 100 / total),
+    };
+    if facts::spawn_per_case(report) {
+        msg.push_str(" · spawn-per-case");
     }
+    msg
 }
 
 pub fn color(level: Level) -> &'static str {
@@ -22,6 +30,9 @@ pub fn color(level: Level) -> &'static str {
         Level::None => "#e05d44",
     }
 }
+
+/// The color of a partial run, which has no level.
+pub const PARTIAL: &str = "#9f9f9f";
 
 /// Approximate advance of a character in 11px Verdana, the badge font.
 fn char_width(c: char) -> f64 {
@@ -51,7 +62,11 @@ pub fn render(report: &Report) -> String {
         escape(&msg),
         escape(&format!("{label}: {msg}")),
     );
-    let col = color(report.summary.level);
+    let col = if report.summary.certification.partial.is_some() {
+        PARTIAL
+    } else {
+        color(report.summary.level)
+    };
     format!(
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="20" role="img" aria-label="{title}">
 <title>{title}</title>

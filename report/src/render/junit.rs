@@ -1,9 +1,11 @@
-//! `junit.xml`: one testsuite per area, one testcase per case.
+//! `junit.xml`: one testsuite per area, one testcase per case; every
+//! suite carries the certificate and the run's conditions as properties.
 //!
 //! CI systems fail a build on `<failure>` and `<error>`, so a known failure
 //! (listed in the baseline) is written as skipped with its reason, and a
 //! stale baseline entry as a failure of type `stale-baseline`.
 
+use super::facts;
 use crate::model::{CaseResult, Report, Verdict};
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 use std::io;
@@ -16,8 +18,10 @@ pub fn render(report: &Report) -> io::Result<String> {
         junit.set_timestamp(t);
     }
     junit.set_time(duration(report.duration_ms));
+    let properties = run_properties(report);
     for (area, cases) in report.areas() {
         let mut suite = TestSuite::new(area);
+        suite.add_properties(properties.iter().cloned());
         if let Ok(t) = chrono::DateTime::parse_from_rfc3339(&report.started) {
             suite.set_timestamp(t);
         }
@@ -26,6 +30,34 @@ pub fn render(report: &Report) -> io::Result<String> {
         junit.add_test_suite(suite);
     }
     junit.to_string().map_err(io::Error::other)
+}
+
+/// The certificate and the run's conditions, as properties of every
+/// suite (JUnit has no properties on the whole report): `rbv.level`,
+/// `rbv.certification`, `rbv.partial`, `rbv.capability.NAME` and
+/// `rbv.condition.KEY`.
+pub fn run_properties(report: &Report) -> Vec<Property> {
+    let cert = &report.summary.certification;
+    let mut out = vec![
+        Property::new("rbv.level", facts::level_label(report)),
+        Property::new("rbv.certification", cert.statement.as_str()),
+    ];
+    if let Some(partial) = facts::partial_label(report) {
+        out.push(Property::new("rbv.partial", partial));
+    }
+    for c in &cert.capabilities {
+        out.push(Property::new(
+            format!("rbv.capability.{}", c.capability),
+            format!("{} ({})", c.display(), facts::counts(c)),
+        ));
+    }
+    for (key, value) in facts::conditions(report) {
+        out.push(Property::new(
+            format!("rbv.condition.{}", key.replace(' ', "-")),
+            value,
+        ));
+    }
+    out
 }
 
 fn duration(ms: f64) -> Duration {

@@ -1,6 +1,7 @@
 //! `summary.md`: for a pull-request comment. Level and scores first, a
 //! table per area, then the first failures with their diffs folded away.
 
+use super::facts;
 use crate::model::{CaseResult, Counts, Report};
 use std::fmt::Write;
 
@@ -57,6 +58,8 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(out, "| Started | {} |", cell(&report.started));
     out.push('\n');
     baseline_notes(report, &mut out);
+    certification(report, &mut out);
+    conditions(report, &mut out);
 
     out.push_str("### Results by area\n\n");
     out.push_str("| area | cases | pass | fail | error | skip | known |\n");
@@ -110,6 +113,9 @@ pub fn render(report: &Report) -> String {
 
 fn level_line(report: &Report) -> String {
     let s = &report.summary;
+    if let Some(partial) = facts::partial_label(report) {
+        return format!("**{partial}**: no level");
+    }
     let mut line = format!("**{}**", s.level);
     if let Some(next) = s.level.next() {
         let n = s.next_level_blockers.len();
@@ -120,6 +126,50 @@ fn level_line(report: &Report) -> String {
         }
     }
     line
+}
+
+/// The statement, then a table of every capability with its level and
+/// what blocks the levels above it.
+fn certification(report: &Report, out: &mut String) {
+    let cert = &report.summary.certification;
+    if cert.capabilities.is_empty() {
+        return;
+    }
+    out.push_str("### Certification by capability\n\n");
+    let _ = writeln!(out, "{}\n", cell(&cert.statement));
+    if facts::spawn_per_case(report) {
+        out.push_str(
+            "> Run with `--spawn-per-case`: a child per case, so state leaking between \
+             sessions was not tested.\n\n",
+        );
+    }
+    out.push_str("| capability | level | cases | blocking the levels above |\n|---|---|---|---|\n");
+    for c in &cert.capabilities {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            cell(&c.capability),
+            cell(&c.display()),
+            facts::counts(c),
+            cell(&facts::blockers(c, MAX_BLOCKERS))
+        );
+    }
+    out.push('\n');
+}
+
+/// How many blocking case ids the certification table names per level.
+pub const MAX_BLOCKERS: usize = 5;
+
+fn conditions(report: &Report, out: &mut String) {
+    let facts = facts::conditions(report);
+    if facts.is_empty() {
+        return;
+    }
+    out.push_str("<details><summary>Conditions of this run</summary>\n\n| | |\n|---|---|\n");
+    for (key, value) in facts {
+        let _ = writeln!(out, "| {key} | {} |", cell(&value));
+    }
+    out.push_str("\n</details>\n\n");
 }
 
 fn counts_line(c: &Counts) -> String {
@@ -201,6 +251,10 @@ fn failure(case: &CaseResult, out: &mut String) {
             })
             .collect();
         let _ = writeln!(out, "Requirements: {}\n", cell(&reqs.join(", ")));
+    }
+    if let Some(request) = case.request.as_deref().filter(|t| !t.is_empty()) {
+        out.push_str("request:\n\n");
+        fenced(out, "json", request);
     }
     let diff = case.diff.as_deref().filter(|d| !d.is_empty());
     match diff {

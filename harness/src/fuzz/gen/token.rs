@@ -44,6 +44,27 @@ pub enum Mutation {
     OtherTool,
 }
 
+impl Mutation {
+    /// What the mutation changed, in words (for findings' titles).
+    pub fn describe(self) -> &'static str {
+        match self {
+            Mutation::EditString => "an edited string",
+            Mutation::EditNumber => "an edited number",
+            Mutation::NumberToString => "a number turned into a string",
+            Mutation::BoolToString => "a boolean turned into a string",
+            Mutation::NullToMissing => "a null argument dropped",
+            Mutation::AddArgument => "an added argument",
+            Mutation::RemoveArgument => "a removed argument",
+            Mutation::RenameArgument => "a renamed argument",
+            Mutation::ReverseArray => "a reversed array",
+            Mutation::Nest => "a value nested one level deeper",
+            Mutation::OtherPlugin => "another plugin",
+            Mutation::OtherServer => "another server",
+            Mutation::OtherTool => "another tool",
+        }
+    }
+}
+
 const MUTATIONS: &[Mutation] = &[
     Mutation::EditString,
     Mutation::EditNumber,

@@ -13,6 +13,7 @@ header code { color: #eceff1; }
 .level { display: inline-block; padding: 2px 10px; border-radius: 4px; font-weight: 700; color: #fff; }
 .level-precise { background: #4c1; } .level-core { background: #97ca00; }
 .level-safe { background: #dfb317; } .level-none { background: #e05d44; }
+.level-partial { background: #9f9f9f; } .level-not-claimed, .level-untested { background: #bbb; color: #333; }
 .scores { display: flex; gap: 24px; margin: 10px 0; padding: 0; }
 .scores div { background: #37474f; padding: 6px 12px; border-radius: 4px; }
 .scores dt { font-size: 11px; text-transform: uppercase; color: #b0bec5; }

@@ -5,7 +5,7 @@
 
 pub mod assets;
 
-use super::escape;
+use super::{escape, facts};
 use crate::model::{CaseResult, Report, RequirementLevel, Verdict};
 use std::fmt::Write;
 
@@ -30,6 +30,7 @@ pub fn render(report: &Report) -> String {
     header(report, &mut body);
     filters(report, &mut body);
     body.push_str("<main>\n");
+    certification(report, &mut body);
     requirements(report, &mut body);
     results(report, &mut body);
     failures(report, &mut body);
@@ -37,7 +38,7 @@ pub fn render(report: &Report) -> String {
     let title = format!(
         "rbv report: {} — {}",
         report.implementation_label(),
-        report.summary.level
+        facts::level_label(report)
     );
     page(&title, &body)
 }
@@ -62,13 +63,36 @@ pub fn chip(label: &str) -> String {
 fn header(report: &Report, out: &mut String) {
     let s = &report.summary;
     let imp = &report.implementation;
+    let (level_class, level_text) = match facts::partial_label(report) {
+        Some(_) => ("partial".to_owned(), "partial run".to_owned()),
+        None => (s.level.name().to_lowercase(), s.level.name().to_owned()),
+    };
     let _ = writeln!(
         out,
         "<header>\n<h1>rbv report: <span id=\"implementation\">{}</span> \
          <span id=\"level\" class=\"level level-{}\">{}</span></h1>",
         escape(&report.implementation_label()),
-        escape(s.level.name()).to_lowercase(),
-        escape(s.level.name())
+        escape(&level_class),
+        escape(&level_text)
+    );
+    if let Some(partial) = facts::partial_label(report) {
+        let _ = writeln!(
+            out,
+            "<div class=\"alert\" id=\"partial-run\">{}: this run earns no level.</div>",
+            escape(&partial)
+        );
+    }
+    if facts::spawn_per_case(report) {
+        let _ = writeln!(
+            out,
+            "<div class=\"alert\" id=\"spawn-per-case\">Run with --spawn-per-case: a child \
+             per case, so state leaking between sessions was not tested.</div>"
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<p class=\"meta\" id=\"statement\">{}</p>",
+        escape(&s.certification.statement)
     );
     let _ = writeln!(out, "<dl class=\"scores\">");
     let scores = [
@@ -92,7 +116,7 @@ fn header(report: &Report, out: &mut String) {
          {} error · {} skip · {} known</dd></div>\n</dl>",
         c.total, c.pass, c.fail, c.error, c.skip, c.known_failure
     );
-    if let Some(next) = s.level.next() {
+    if let (Some(next), None) = (s.level.next(), s.certification.partial) {
         let _ = writeln!(
             out,
             "<p class=\"meta\">Next level: {next} — {}</p>",
@@ -124,6 +148,14 @@ fn header(report: &Report, out: &mut String) {
         escape(&report.started),
         report.duration_ms / 1000.0
     );
+    let conditions = facts::conditions(report);
+    if !conditions.is_empty() {
+        out.push_str("<details id=\"conditions\"><summary>Conditions of this run</summary><dl>");
+        for (key, value) in conditions {
+            let _ = write!(out, "<dt>{key}</dt><dd>{}</dd>", escape(&value));
+        }
+        out.push_str("</dl></details>\n");
+    }
     if let Some(b) = &report.baseline {
         let _ = writeln!(
             out,
@@ -142,6 +174,40 @@ fn header(report: &Report, out: &mut String) {
     }
     out.push_str("</header>\n");
 }
+
+/// Each capability with its level, its cases and the blockers of every
+/// level above it.
+fn certification(report: &Report, out: &mut String) {
+    let cert = &report.summary.certification;
+    if cert.capabilities.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<section id=\"certification\">\n<h2>Certification by capability</h2>\n<table>\n\
+         <thead><tr><th>capability</th><th>level</th><th>cases</th>\
+         <th>blocking the levels above</th></tr></thead>\n<tbody>\n",
+    );
+    for c in &cert.capabilities {
+        let class = match c.level {
+            Some(l) => l.name().to_lowercase(),
+            None => c.status.as_str().replace(' ', "-"),
+        };
+        let _ = writeln!(
+            out,
+            "<tr class=\"capability\" data-capability=\"{0}\"><td><code>{0}</code></td>\
+             <td><span class=\"level level-{1}\">{2}</span></td><td>{3}</td><td>{4}</td></tr>",
+            escape(&c.capability),
+            escape(&class),
+            escape(&c.display()),
+            escape(&facts::counts(c)),
+            escape(&facts::blockers(c, BLOCKERS_SHOWN))
+        );
+    }
+    out.push_str("</tbody></table>\n</section>\n");
+}
+
+/// How many blocking case ids the page names per level.
+const BLOCKERS_SHOWN: usize = 20;
 
 fn filters(report: &Report, out: &mut String) {
     out.push_str(

@@ -1,0 +1,482 @@
+//! Certification per capability, and the overall level derived from it.
+//!
+//! The cases of a capability are those that need it; the cases that need
+//! nothing form the group [`BASE`], which every implementation is judged
+//! on. A capability the implementation does not claim is "not claimed":
+//! its cases were skipped, and they count against nothing. A claimed
+//! capability's level is judged on its cases that applied: a case skipped
+//! for its profile does not apply, nor does one that also needs an
+//! unclaimed capability.
+//!
+//! The levels nest (see [`Level`]): Safe needs every MUST case on the
+//! unsafe side to pass, Core every MUST case, Precise also every case that
+//! guards precision. A skip never counts as a pass. A level is reached
+//! only when at least one of the group's cases ran, so that nothing is
+//! certified vacuously.
+//!
+//! The overall level is the lowest level of the claimed groups that had
+//! cases; a partial run (filtered, or fewer cases than the suite has)
+//! earns none.
+
+use crate::model::{
+    CapabilityLevel, CapabilityStatus, CaseResult, Certification, Conditions, Counts, Level,
+    LevelBlockers, PartialRun, BASE,
+};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+/// The certificate and what it makes of the whole run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub certification: Certification,
+    /// The overall level.
+    pub level: Level,
+    /// The cases that keep the run from the next overall level.
+    pub next_level_blockers: Vec<String>,
+}
+
+/// Whether `case` must pass for `level` (the levels below included).
+fn required_for(level: Level, case: &CaseResult) -> bool {
+    match level {
+        Level::None => false,
+        Level::Safe => case.is_must() && case.guards.unsafe_side,
+        Level::Core => case.is_must(),
+        Level::Precise => case.is_must() || case.guards.precision,
+    }
+}
+
+/// The cases of `level` that did not pass, sorted.
+fn blockers_of(level: Level, cases: &[&CaseResult]) -> Vec<String> {
+    let mut ids: Vec<String> = cases
+        .iter()
+        .filter(|c| required_for(level, c) && !c.verdict.is_pass())
+        .map(|c| c.id.clone())
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// The highest level `cases` reach, and the blockers of every level above.
+pub fn group_level(cases: &[&CaseResult]) -> (Level, Vec<LevelBlockers>) {
+    let ran = cases.iter().any(|c| !c.verdict.is_skip());
+    let mut reached = Level::None;
+    let mut blockers = Vec::new();
+    let mut next = Level::None.next();
+    while let Some(level) = next {
+        let cases = blockers_of(level, cases);
+        if ran && cases.is_empty() && blockers.is_empty() {
+            reached = level;
+        } else {
+            blockers.push(LevelBlockers { level, cases });
+        }
+        next = level.next();
+    }
+    (reached, blockers)
+}
+
+/// Certifies a run: `claimed` as the implementation spelled them,
+/// `conditions` when the harness recorded them.
+pub fn certify(
+    cases: &[CaseResult],
+    claimed: &[String],
+    conditions: Option<&Conditions>,
+) -> Outcome {
+    let known: BTreeSet<&str> = match conditions {
+        Some(c) if !c.known_capabilities.is_empty() => {
+            c.known_capabilities.iter().map(String::as_str).collect()
+        }
+        // A report without conditions knows what its cases need.
+        _ => cases
+            .iter()
+            .flat_map(|c| c.needs.iter().map(String::as_str))
+            .chain(claimed.iter().map(String::as_str))
+            .collect(),
+    };
+    let (claimed, unknown): (BTreeSet<&str>, BTreeSet<&str>) = claimed
+        .iter()
+        .map(String::as_str)
+        .partition(|c| known.contains(c));
+    let partial = partial_run(cases, conditions);
+    let capabilities: Vec<CapabilityLevel> = std::iter::once(BASE)
+        .chain(known.iter().copied().filter(|k| *k != BASE))
+        .map(|name| capability(name, cases, &claimed, partial.is_some()))
+        // The base group is listed only when some case needs nothing.
+        .filter(|c| c.capability != BASE || c.counts.total > 0)
+        .collect();
+
+    let judged: Vec<&CapabilityLevel> = capabilities
+        .iter()
+        .filter(|c| c.status == CapabilityStatus::Certified)
+        .collect();
+    let level = judged
+        .iter()
+        .filter_map(|c| c.level)
+        .min()
+        .unwrap_or(Level::None);
+    let mut next_level_blockers: Vec<String> = match level.next() {
+        Some(next) => judged
+            .iter()
+            .flat_map(|c| c.blockers.iter().filter(move |b| b.level == next))
+            .flat_map(|b| b.cases.iter().cloned())
+            .collect::<BTreeSet<String>>()
+            .into_iter()
+            .collect(),
+        None => Vec::new(),
+    };
+    if judged.is_empty() {
+        next_level_blockers.clear();
+    }
+    let mut certification = Certification {
+        statement: String::new(),
+        partial,
+        capabilities,
+        unknown_claims: unknown.into_iter().map(str::to_owned).collect(),
+    };
+    certification.statement = statement(&certification, level);
+    Outcome {
+        certification,
+        level,
+        next_level_blockers,
+    }
+}
+
+/// One group: its counts, and its level when it is claimed and applies.
+fn capability(
+    name: &str,
+    cases: &[CaseResult],
+    claimed: &BTreeSet<&str>,
+    partial: bool,
+) -> CapabilityLevel {
+    let is_base = name == BASE;
+    let mine: Vec<&CaseResult> = cases
+        .iter()
+        .filter(|c| {
+            if is_base {
+                c.needs.is_empty()
+            } else {
+                c.needs.iter().any(|n| n == name)
+            }
+        })
+        .collect();
+    let mut counts = Counts::default();
+    for c in &mine {
+        crate::score::count(&mut counts, c);
+    }
+    let mut entry = CapabilityLevel {
+        capability: name.to_owned(),
+        status: CapabilityStatus::NotClaimed,
+        level: None,
+        counts,
+        blockers: Vec::new(),
+    };
+    if !is_base && !claimed.contains(name) {
+        return entry;
+    }
+    let applying: Vec<&CaseResult> = mine
+        .into_iter()
+        .filter(|c| {
+            !c.verdict.is_not_applicable() && c.needs.iter().all(|n| claimed.contains(n.as_str()))
+        })
+        .collect();
+    if applying.is_empty() {
+        entry.status = CapabilityStatus::Untested;
+        return entry;
+    }
+    let (level, blockers) = group_level(&applying);
+    entry.blockers = blockers;
+    if partial {
+        entry.status = CapabilityStatus::Partial;
+    } else {
+        entry.status = CapabilityStatus::Certified;
+        entry.level = Some(level);
+    }
+    entry
+}
+
+/// The overall statement: `Core for base, manifest and sql (sql:
+/// Precise); untested: …; not claimed: …; unknown claims ignored: …`.
+fn statement(cert: &Certification, level: Level) -> String {
+    let names = |status: CapabilityStatus| -> Vec<&str> {
+        cert.capabilities
+            .iter()
+            .filter(|c| c.status == status)
+            .map(|c| c.capability.as_str())
+            .collect()
+    };
+    let mut out = match cert.partial {
+        Some(p) => format!("{}: no level", p.label()),
+        None => {
+            let judged = names(CapabilityStatus::Certified);
+            if judged.is_empty() {
+                "None: no case ran".to_owned()
+            } else {
+                let mut s = format!("{level} for {}", and_list(&judged));
+                let mut above: BTreeMap<Level, Vec<&str>> = BTreeMap::new();
+                for c in &cert.capabilities {
+                    if let Some(l) = c.level.filter(|l| *l > level) {
+                        above.entry(l).or_default().push(&c.capability);
+                    }
+                }
+                if !above.is_empty() {
+                    let parts: Vec<String> = above
+                        .iter()
+                        .rev()
+                        .map(|(l, caps)| format!("{}: {l}", caps.join(", ")))
+                        .collect();
+                    let _ = write!(s, " ({})", parts.join("; "));
+                }
+                s
+            }
+        }
+    };
+    for (status, label) in [
+        (CapabilityStatus::Untested, "untested"),
+        (CapabilityStatus::NotClaimed, "not claimed"),
+    ] {
+        let list = names(status);
+        if !list.is_empty() {
+            let _ = write!(out, "; {label}: {}", list.join(", "));
+        }
+    }
+    if !cert.unknown_claims.is_empty() {
+        let _ = write!(
+            out,
+            "; unknown capabilities ignored: {}",
+            cert.unknown_claims.join(", ")
+        );
+    }
+    out
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// A run that did not run the whole suite: filtered, or short of cases.
+pub fn partial_run(cases: &[CaseResult], conditions: Option<&Conditions>) -> Option<PartialRun> {
+    let c = conditions?;
+    let total = c.suite_cases.max(cases.len());
+    (!c.filters.is_empty() || cases.len() < total).then_some(PartialRun {
+        ran: cases.len(),
+        total,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{
+        FailKind, RequirementLevel, RequirementRef, RunMode, Sides, SkipCause, Verdict,
+    };
+    use RequirementLevel::{Must, Should};
+
+    fn case(id: &str, needs: &[&str], level: RequirementLevel, sides: (bool, bool)) -> CaseResult {
+        let mut c = CaseResult::new(id, Verdict::Pass);
+        c.requirements = vec![RequirementRef {
+            id: "R".into(),
+            level: Some(level),
+        }];
+        c.needs = needs.iter().map(|n| (*n).to_owned()).collect();
+        c.guards = Sides {
+            unsafe_side: sides.0,
+            precision: sides.1,
+        };
+        c
+    }
+
+    fn fail(kind: FailKind) -> Verdict {
+        Verdict::Fail { kind }
+    }
+
+    fn skip(cause: SkipCause) -> Verdict {
+        Verdict::Skip {
+            reason: "r".into(),
+            cause,
+        }
+    }
+
+    fn claims(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    fn conditions(total: usize, filters: &[&str]) -> Conditions {
+        Conditions {
+            rbv_version: "0".into(),
+            command: "x".into(),
+            mode: RunMode::Process,
+            filters: claims(filters),
+            validate_protocol: false,
+            timeout_ms: 5000,
+            jobs: 1,
+            profile_source: "handshake".into(),
+            platform: "linux-x86_64".into(),
+            suite_cases: total,
+            known_capabilities: claims(&["manifest", "shell", "sql"]),
+        }
+    }
+
+    fn level_of<'a>(o: &'a Outcome, name: &str) -> &'a CapabilityLevel {
+        o.certification
+            .capabilities
+            .iter()
+            .find(|c| c.capability == name)
+            .expect("listed")
+    }
+
+    #[test]
+    fn levels_nest_and_follow_the_failing_side() {
+        let all_pass = vec![
+            case("a/1", &[], Must, (true, false)),
+            case("a/2", &[], Must, (false, true)),
+            case("a/3", &[], Should, (false, true)),
+        ];
+        let refs = |cases: &[CaseResult]| -> (Level, Vec<String>) {
+            let (l, b) = group_level(&cases.iter().collect::<Vec<_>>());
+            (l, b.first().map(|b| b.cases.clone()).unwrap_or_default())
+        };
+        assert_eq!(refs(&all_pass), (Level::Precise, vec![]));
+        let mut should_over = all_pass.clone();
+        should_over[2].verdict = fail(FailKind::Over);
+        assert_eq!(refs(&should_over), (Level::Core, vec!["a/3".to_owned()]));
+        let mut must_over = all_pass.clone();
+        must_over[1].verdict = fail(FailKind::Over);
+        assert_eq!(refs(&must_over), (Level::Safe, vec!["a/2".to_owned()]));
+        let mut must_under = all_pass.clone();
+        must_under[0].verdict = fail(FailKind::Under);
+        let (level, blockers) = group_level(&must_under.iter().collect::<Vec<_>>());
+        assert_eq!(level, Level::None);
+        // Every level above lists what blocks it, cumulatively.
+        let listed: Vec<(Level, usize)> =
+            blockers.iter().map(|b| (b.level, b.cases.len())).collect();
+        assert_eq!(
+            listed,
+            [(Level::Safe, 1), (Level::Core, 1), (Level::Precise, 1)]
+        );
+    }
+
+    #[test]
+    fn a_partial_adapter_is_certified_for_what_it_claims() {
+        let mut cases = vec![
+            case("base/1", &[], Must, (true, false)),
+            case("sql/1", &["sql"], Must, (true, true)),
+            case("sql/2", &["sql"], Should, (false, true)),
+            case("shell/1", &["shell"], Must, (true, false)),
+            case("mixed/1", &["manifest", "sql"], Must, (true, false)),
+        ];
+        for c in &mut cases[3..] {
+            c.verdict = skip(SkipCause::Capability);
+        }
+        let o = certify(&cases, &claims(&["sql"]), Some(&conditions(5, &[])));
+        assert_eq!(o.level, Level::Precise);
+        assert_eq!(level_of(&o, "sql").level, Some(Level::Precise));
+        assert_eq!(level_of(&o, "base").level, Some(Level::Precise));
+        for name in ["shell", "manifest"] {
+            let c = level_of(&o, name);
+            assert_eq!((c.status, c.level), (CapabilityStatus::NotClaimed, None));
+        }
+        assert_eq!(
+            o.certification.statement,
+            "Precise for base and sql; not claimed: manifest, shell"
+        );
+        // The same run with the skipped case counted against it would be None.
+        cases[4].needs = claims(&["sql"]);
+        let o = certify(&cases, &claims(&["sql"]), Some(&conditions(5, &[])));
+        assert_eq!(level_of(&o, "sql").level, Some(Level::None));
+        assert_eq!(o.next_level_blockers, ["mixed/1"]);
+    }
+
+    #[test]
+    fn the_overall_level_is_the_lowest_claimed_one() {
+        let mut cases = vec![
+            case("sql/1", &["sql"], Must, (true, false)),
+            case("shell/1", &["shell"], Must, (false, true)),
+            case("shell/2", &["shell"], Should, (false, true)),
+        ];
+        cases[1].verdict = fail(FailKind::Over);
+        cases[2].verdict = fail(FailKind::Over);
+        let o = certify(
+            &cases,
+            &claims(&["sql", "shell"]),
+            Some(&conditions(3, &[])),
+        );
+        assert_eq!(o.level, Level::Safe);
+        assert_eq!(o.next_level_blockers, ["shell/1"]);
+        assert_eq!(
+            level_of(&o, "shell").blockers.last().map(|b| b.cases.len()),
+            Some(2)
+        );
+        // No case needs nothing here: base is not listed. Manifest has
+        // no case and is not claimed.
+        assert!(o
+            .certification
+            .capabilities
+            .iter()
+            .all(|c| c.capability != "base"));
+        assert_eq!(
+            o.certification.statement,
+            "Safe for shell and sql (sql: Precise); not claimed: manifest"
+        );
+        // Claimed without a case that applies: untested, and out of the minimum.
+        let o = certify(
+            &cases,
+            &claims(&["sql", "shell", "manifest"]),
+            Some(&conditions(3, &[])),
+        );
+        assert_eq!(level_of(&o, "manifest").status, CapabilityStatus::Untested);
+        assert_eq!(o.level, Level::Safe);
+        assert!(o.certification.statement.ends_with("; untested: manifest"));
+    }
+
+    #[test]
+    fn a_skip_is_not_a_pass_but_a_profile_skip_does_not_apply() {
+        let mut cases = vec![
+            case("a/1", &[], Must, (true, false)),
+            case("a/2", &[], Must, (true, false)),
+        ];
+        cases[1].verdict = skip(SkipCause::Other);
+        assert_eq!(certify(&cases, &[], None).level, Level::None);
+        cases[1].verdict = skip(SkipCause::Profile);
+        assert_eq!(certify(&cases, &[], None).level, Level::Precise);
+        // Nothing ran: no level is reached vacuously.
+        cases[0].verdict = skip(SkipCause::Other);
+        assert_eq!(certify(&cases, &[], None).level, Level::None);
+        let o = certify(&[], &[], None);
+        assert_eq!(o.level, Level::None);
+        assert_eq!(o.certification.statement, "None: no case ran");
+    }
+
+    #[test]
+    fn a_filtered_or_short_run_earns_no_level() {
+        let cases = vec![case("sql/1", &["sql"], Must, (true, false))];
+        for cond in [conditions(1, &["sql/"]), conditions(40, &[])] {
+            let o = certify(&cases, &claims(&["sql"]), Some(&cond));
+            assert_eq!(o.level, Level::None);
+            let sql = level_of(&o, "sql");
+            assert_eq!((sql.status, sql.level), (CapabilityStatus::Partial, None));
+            let p = o.certification.partial.expect("partial");
+            assert!(o.certification.statement.starts_with(&p.label()));
+        }
+        let o = certify(&cases, &claims(&["sql"]), Some(&conditions(40, &[])));
+        assert!(o
+            .certification
+            .statement
+            .starts_with("partial run: 1 of 40 cases: no level"));
+    }
+
+    #[test]
+    fn unknown_claims_are_listed_and_certify_nothing() {
+        let cases = vec![case("sql/1", &["sql"], Must, (true, false))];
+        let o = certify(&cases, &claims(&["sql", "shel"]), Some(&conditions(1, &[])));
+        assert_eq!(o.certification.unknown_claims, ["shel"]);
+        assert_eq!(level_of(&o, "shell").status, CapabilityStatus::NotClaimed);
+        assert!(o
+            .certification
+            .statement
+            .ends_with("; unknown capabilities ignored: shel"));
+    }
+}
