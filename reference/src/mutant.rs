@@ -61,6 +61,12 @@ mutants! {
         "§6.4: `default: auto` lowers undeclared operations to auto",
     RuleOfTwoOff = "rule-of-two-off":
         "§2.3: Rule-of-Two is not evaluated at call time",
+    UserinfoBlind = "userinfo-blind":
+        "§2.3: credentials in a URL's userinfo are not counted as sensitive data (issue 13, class 4)",
+    InfrastructureBlind = "infrastructure-blind":
+        "§4.4: a fetch to cloud metadata or the internal network is read as any remote host, and writes to loopback are carved out (issue 13, class 5)",
+    WhatwgOnlyHost = "whatwg-only-host":
+        "§4.4: the fetch host is what a WHATWG parser reads; the host curl or Python read is ignored (issue 13, class 6)",
 }
 
 impl fmt::Display for Mutant {
