@@ -504,6 +504,28 @@ fn url_loopback(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Optio
     .run(subject))
 }
 
+/// The band `subject` gives a GET of `url` in a fresh session (to put a
+/// url_loopback finding before the URL parsers, `oracle::url::judge`).
+pub fn fetch_band(subject: &mut dyn Subject, url: &str) -> Option<Band> {
+    let session = subject.fresh_session();
+    let op = operation(
+        None,
+        "client:fetch",
+        OperationKind::Fetch,
+        json!({"url": url, "method": "GET"}),
+    );
+    match subject
+        .call_batch(
+            &session,
+            vec![RequestBody::Evaluate(EvaluateRequest { operation: op })],
+        )
+        .pop()
+    {
+        Some(Ok(ResponseBody::Evaluation(e))) => Some(e.band),
+        _ => None,
+    }
+}
+
 // ---------------------------------------------------------------- manifest
 
 fn manifest(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
