@@ -29,7 +29,7 @@ for t in token_binding sql_bypass shell_bypass url_loopback manifest case_loader
 done
 fi
 
-pairs="shape-bound-token:token_binding replayable-token:token_binding model-minted-token:token_binding first-keyword-sql:sql_bypass substring-loopback:url_loopback quoted-string-blind:shell_bypass whole-plugin-invalid:manifest permissive-default:manifest"
+pairs="shape-bound-token:token_binding replayable-token:token_binding model-minted-token:token_binding first-keyword-sql:sql_bypass substring-loopback:url_loopback whatwg-only-host:url_loopback infrastructure-blind:url_loopback quoted-string-blind:shell_bypass whole-plugin-invalid:manifest permissive-default:manifest"
 echo
 echo "## time to find each mutant, stable driver (median of 5 seeds)"
 echo "| mutant | target | execs | ms |"

@@ -45,6 +45,8 @@ const FUZZABLE: &[(&str, &str)] = &[
     ("model-minted-token", "token_binding"),
     ("first-keyword-sql", "sql_bypass"),
     ("substring-loopback", "url_loopback"),
+    ("whatwg-only-host", "url_loopback"),
+    ("infrastructure-blind", "url_loopback"),
     ("quoted-string-blind", "shell_bypass"),
     ("whole-plugin-invalid", "manifest"),
     ("permissive-default", "manifest"),

@@ -65,6 +65,12 @@ mutants! {
         "§4.3: every SQL payload is read as PostgreSQL whatever its dialect (MySQL's /*! */ code is a comment; an unknown dialect is PostgreSQL)",
     DenyListSqlFunctions = "deny-list-sql-functions":
         "§4.3: only known side-effecting SQL functions escalate; a user-defined function in a SELECT is auto",
+    UserinfoBlind = "userinfo-blind":
+        "§2.3: credentials in a URL's userinfo are not counted as sensitive data (issue 13, class 4)",
+    InfrastructureBlind = "infrastructure-blind":
+        "§4.4: a fetch to cloud metadata or the internal network is read as any remote host, and writes to loopback are carved out (issue 13, class 5)",
+    WhatwgOnlyHost = "whatwg-only-host":
+        "§4.4: the fetch host is what a WHATWG parser reads; the host curl or Python read is ignored (issue 13, class 6)",
 }
 
 impl fmt::Display for Mutant {

@@ -136,9 +136,12 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
                 "band",
             )
         }
-        Mutant::QuotedStringBlind | Mutant::SubstringLoopback | Mutant::FirstKeywordSql => {
-            (vec![], "")
-        }
+        Mutant::QuotedStringBlind
+        | Mutant::SubstringLoopback
+        | Mutant::FirstKeywordSql
+        | Mutant::UserinfoBlind
+        | Mutant::InfrastructureBlind
+        | Mutant::WhatwgOnlyHost => (vec![], ""),
     }
 }
 

@@ -55,6 +55,10 @@ pub struct FuzzArgs {
     /// PostgreSQL (sql_bypass); MySQL and SQLite findings are not confirmed.
     #[arg(long)]
     pub postgres: bool,
+    /// Confirm each URL finding with the URL parsers agents' tools use
+    /// (url_loopback: WHATWG, Python, urllib3, libcurl, Go; `rbv oracle url`).
+    #[arg(long)]
+    pub parsers: bool,
     /// Where to keep the bytes of each finding (for `rbv promote`).
     #[arg(long, value_name = "DIR", default_value = "rbv-fuzz-artifacts")]
     pub artifact_dir: PathBuf,
@@ -184,6 +188,15 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
+    let mut parsers = if args.parsers && !outcome.found.is_empty() {
+        let p = crate::oracle::url::Parsers::start()?;
+        for (name, why) in &p.missing {
+            eprintln!("rbv fuzz: URL parser {name} unavailable: {why}");
+        }
+        Some(p)
+    } else {
+        None
+    };
     if !outcome.found.is_empty() {
         std::fs::create_dir_all(&args.artifact_dir)
             .with_context(|| args.artifact_dir.display().to_string())?;
@@ -203,6 +216,15 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
             match pg.judge(sql) {
                 Ok(verdict) => println!("# {}", verdict.describe()),
                 Err(e) => println!("# {e}"),
+            }
+        }
+        if let (Some(p), Some(url)) = (parsers.as_mut(), &found.finding.payload) {
+            match targets::fetch_band(subject.as_mut(), url) {
+                Some(band) => match crate::oracle::url::judge(p, url, band) {
+                    Ok(verdict) => println!("# {verdict}"),
+                    Err(e) => println!("# {e}"),
+                },
+                None => println!("# the implementation gave no band for the URL again"),
             }
         }
         println!(

@@ -53,7 +53,7 @@ pub enum Command {
     Fuzz(fuzz::FuzzArgs),
     /// Turn a fuzz artifact into a regression case under cases/regressions/.
     Promote(fuzz::PromoteArgs),
-    /// Ask an outside oracle (a throwaway PostgreSQL) about inputs.
+    /// Ask an outside oracle (a throwaway PostgreSQL, the URL parsers) about inputs.
     Oracle(oracle::OracleArgs),
     /// Compare reports of several implementations side by side.
     Compare(report_cmds::CompareArgs),

@@ -1,7 +1,10 @@
 //! `rbv oracle sql`: ask a throwaway PostgreSQL whether statements write.
+//! `rbv oracle url`: ask the URL parsers agents' tools use which host a URL
+//! names (scripts/label-url-parsers.py labels the URL corpus with it).
 
 use crate::oracle::postgres::Cluster;
-use anyhow::Context;
+use crate::oracle::url::Parsers;
+use anyhow::{bail, Context};
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,29 +27,52 @@ pub enum OracleKind {
         #[arg(long)]
         file: Option<PathBuf>,
     },
+    /// Read each URL with the WHATWG parser (node), Python's urllib and
+    /// urllib3, libcurl and Go's net/url, and print every reading as a JSON
+    /// line. The first line names the parsers and their versions.
+    Url {
+        /// URLs to read; with none, one JSON request `{"url", "base"}` per
+        /// line of --file or of standard input.
+        urls: Vec<String>,
+        /// A file of JSON requests, one per line.
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Fail unless every parser is installed.
+        #[arg(long)]
+        require_all: bool,
+    },
+}
+
+fn lines(file: Option<PathBuf>) -> anyhow::Result<Vec<String>> {
+    let text = match file {
+        Some(path) => std::fs::read_to_string(&path).with_context(|| path.display().to_string())?,
+        None => {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s)?;
+            s
+        }
+    };
+    Ok(text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_owned)
+        .collect())
 }
 
 pub fn run(args: OracleArgs) -> anyhow::Result<ExitCode> {
-    let OracleKind::Sql {
-        mut statements,
-        file,
-    } = args.oracle;
+    match args.oracle {
+        OracleKind::Sql { statements, file } => sql(statements, file),
+        OracleKind::Url {
+            urls,
+            file,
+            require_all,
+        } => url(urls, file, require_all),
+    }
+}
+
+fn sql(mut statements: Vec<String>, file: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     if statements.is_empty() {
-        let text = match file {
-            Some(path) => {
-                std::fs::read_to_string(&path).with_context(|| path.display().to_string())?
-            }
-            None => {
-                let mut s = String::new();
-                std::io::stdin().read_to_string(&mut s)?;
-                s
-            }
-        };
-        statements = text
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(str::to_owned)
-            .collect();
+        statements = lines(file)?;
     }
     let cluster = Cluster::start()?;
     for sql in statements {
@@ -55,6 +81,54 @@ pub fn run(args: OracleArgs) -> anyhow::Result<ExitCode> {
             Err(e) => serde_json::json!({"sql": sql, "error": e.to_string()}),
         };
         println!("{line}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn url(urls: Vec<String>, file: Option<PathBuf>, require_all: bool) -> anyhow::Result<ExitCode> {
+    let requests: Vec<(String, Option<String>)> = if urls.is_empty() {
+        lines(file)?
+            .iter()
+            .enumerate()
+            .map(|(i, line)| {
+                let v: serde_json::Value = serde_json::from_str(line)
+                    .with_context(|| format!("request line {}: not JSON", i + 1))?;
+                let url = v["url"]
+                    .as_str()
+                    .with_context(|| format!("request line {}: no string `url`", i + 1))?;
+                Ok((url.to_owned(), v["base"].as_str().map(str::to_owned)))
+            })
+            .collect::<anyhow::Result<_>>()?
+    } else {
+        urls.into_iter().map(|u| (u, None)).collect()
+    };
+    let mut parsers = Parsers::start()?;
+    for (name, why) in &parsers.missing {
+        eprintln!("rbv oracle url: parser {name} unavailable: {why}");
+    }
+    if require_all && !parsers.missing.is_empty() {
+        bail!(
+            "--require-all: {} parser(s) unavailable",
+            parsers.missing.len()
+        );
+    }
+    println!(
+        "{}",
+        serde_json::json!({"parsers": parsers.versions(), "missing": parsers.missing})
+    );
+    for (url, base) in requests {
+        let readings = parsers.read(&url, base.as_deref())?;
+        let loopback: std::collections::BTreeMap<&str, Option<bool>> = readings
+            .0
+            .iter()
+            .map(|(n, r)| (n.as_str(), r.loopback()))
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({"url": url, "base": base, "readings": readings.0,
+                "loopback": loopback, "all_loopback": readings.all_loopback(),
+                "not_loopback": readings.not_loopback()})
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

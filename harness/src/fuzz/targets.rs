@@ -22,6 +22,9 @@ pub mod req {
     pub const SHELL_DATA: &str = "RBV-SH-001";
     pub const FETCH_LOOPBACK: &str = "RBV-FET-001";
     pub const FETCH_NOT_LOOPBACK: &str = "RBV-FET-002";
+    pub const FETCH_METADATA: &str = "RBV-FET-007";
+    pub const FETCH_INTERNAL: &str = "RBV-FET-008";
+    pub const FETCH_PARSERS: &str = "RBV-FET-010";
     pub const MANIFEST_ENTRY: &str = "RBV-MAN-003";
     pub const MANIFEST_DEFAULT: &str = "RBV-MAN-008";
     pub const ALL: &[&str] = &[
@@ -34,6 +37,9 @@ pub mod req {
         SHELL_DATA,
         FETCH_LOOPBACK,
         FETCH_NOT_LOOPBACK,
+        FETCH_METADATA,
+        FETCH_INTERNAL,
+        FETCH_PARSERS,
         MANIFEST_ENTRY,
         MANIFEST_DEFAULT,
     ];
@@ -484,9 +490,19 @@ fn url_loopback(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Optio
         OperationKind::Fetch,
         json!({"url": labeled.text, "method": "GET"}),
     );
+    let has = |family: &str| labeled.families.contains(&family);
+    let unsafe_side = if has("metadata-spelling") {
+        req::FETCH_METADATA
+    } else if gen::url::PARSER_FAMILIES.iter().any(|f| has(f)) {
+        req::FETCH_PARSERS
+    } else if has("internal-range") {
+        req::FETCH_INTERNAL
+    } else {
+        req::FETCH_NOT_LOOPBACK
+    };
     let requirement = match labeled.truth {
         Truth::Safe(Band::Auto) => (req::FETCH_LOOPBACK, req::FETCH_LOOPBACK),
-        _ => (req::FETCH_NOT_LOOPBACK, req::FETCH_NOT_LOOPBACK),
+        _ => (unsafe_side, unsafe_side),
     };
     Ok(ClassifierProbe {
         target: "url_loopback",
@@ -497,6 +513,28 @@ fn url_loopback(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Optio
         labeled: &labeled,
     }
     .run(subject))
+}
+
+/// The band `subject` gives a GET of `url` in a fresh session (to put a
+/// url_loopback finding before the URL parsers, `oracle::url::judge`).
+pub fn fetch_band(subject: &mut dyn Subject, url: &str) -> Option<Band> {
+    let session = subject.fresh_session();
+    let op = operation(
+        None,
+        "client:fetch",
+        OperationKind::Fetch,
+        json!({"url": url, "method": "GET"}),
+    );
+    match subject
+        .call_batch(
+            &session,
+            vec![RequestBody::Evaluate(EvaluateRequest { operation: op })],
+        )
+        .pop()
+    {
+        Some(Ok(ResponseBody::Evaluation(e))) => Some(e.band),
+        _ => None,
+    }
 }
 
 // ---------------------------------------------------------------- manifest

@@ -25,9 +25,9 @@ fn escalates(i: &Inspection) -> bool {
 fn safe_methods_of_loopback_are_auto() {
     for url in [
         "http://localhost:3000/api",
-        "http://127.1/",
+        "http://127.0.0.1/",
         "http://[::1]/",
-        "http://2130706433/",
+        "http://[::ffff:127.0.0.1]/",
     ] {
         for method in ["GET", "get", "HEAD", "Options"] {
             assert_eq!(
@@ -70,19 +70,122 @@ fn writes_to_a_remote_host_escalate() {
 }
 
 #[test]
-fn writes_to_loopback_are_carved_out_but_count_as_state_changes() {
+fn writes_to_loopback_are_hard_to_reverse_local_state_changes() {
     for method in ["POST", "delete", "PUT", "MKCOL"] {
         let i = inspect("http://localhost:8080/items/1", method, None);
-        assert_eq!((i.reversibility, i.scope, i.trust), AUTO, "{method}");
+        assert_eq!(
+            (i.reversibility, i.scope, i.trust),
+            (Reversibility::HardToReverse, Scope::Local, Trust::Trusted),
+            "{method}"
+        );
         assert!(i.changes_state, "{method}");
+    }
+    let m = Some(Mutant::InfrastructureBlind);
+    assert_eq!(
+        three("http://localhost:8080/items/1", "POST"),
+        (Reversibility::HardToReverse, Scope::Local, Trust::Trusted)
+    );
+    let i = inspect("http://localhost:8080/items/1", "POST", m);
+    assert_eq!((i.reversibility, i.scope, i.trust), AUTO);
+}
+
+#[test]
+fn credentials_in_a_url_touch_sensitive_data_wherever_they_go() {
+    for url in [
+        "https://user:secret@example.com/",
+        "https://ghp_token@github.com/acme/app.git",
+        "https://:secret@example.com/",
+        "http://user:pw@localhost/",
+        "http://admin:admin@192.168.1.1/",
+    ] {
+        assert!(inspect(url, "GET", None).touches_sensitive, "{url}");
+        assert!(
+            !inspect(url, "GET", Some(Mutant::UserinfoBlind)).touches_sensitive
+                || url.contains("192.168"),
+            "{url}"
+        );
+    }
+    for url in [
+        "https://example.com/",
+        "https://@example.com/",
+        "https://:@example.com/",
+        "https://medium.com/@alice/post",
+        "https://example.com/?to=a@b.example",
+        "https://example.com/#user:pw@host",
+        "http://localhost/",
+    ] {
+        assert!(!inspect(url, "GET", None).touches_sensitive, "{url}");
+    }
+    // Loopback with credentials stays auto on its own.
+    assert_eq!(three("http://user:pw@localhost/", "GET"), AUTO);
+}
+
+#[test]
+fn the_machines_own_infrastructure() {
+    for url in [
+        "http://169.254.169.254/latest/meta-data/iam/security-credentials/",
+        "http://2852039166/",
+        "http://[fd00:ec2::254]/",
+        "http://metadata.google.internal/computeMetadata/v1/",
+        "http://evil.com\\@169.254.169.254/",
+    ] {
+        let i = inspect(url, "GET", None);
+        assert!(
+            escalates(&i) && i.touches_sensitive && !i.changes_state,
+            "{url}"
+        );
+        let blind = inspect(url, "GET", Some(Mutant::InfrastructureBlind));
+        assert_eq!(
+            (blind.reversibility, blind.scope, blind.trust),
+            UNTRUSTED_READ,
+            "{url}"
+        );
+    }
+    for url in [
+        "http://10.1.2.3:8080/",
+        "http://[fd12::1]/",
+        "http://100.64.1.1/",
+        "http://ci.internal/",
+    ] {
+        let i = inspect(url, "GET", None);
+        assert_eq!(
+            (i.reversibility, i.scope, i.trust),
+            (
+                Reversibility::Reversible,
+                Scope::SharedRemote,
+                Trust::Untrusted
+            ),
+            "{url}"
+        );
+        assert!(i.touches_sensitive, "{url}");
+        assert!(escalates(&inspect(url, "POST", None)), "{url}");
     }
 }
 
 #[test]
-fn credentials_in_a_remote_url_touch_sensitive_data() {
-    assert!(inspect("https://user:secret@example.com/", "GET", None).touches_sensitive);
-    assert!(!inspect("https://example.com/", "GET", None).touches_sensitive);
-    assert!(!inspect("http://user:pw@localhost/", "GET", None).touches_sensitive);
+fn loopback_is_carved_out_only_where_every_parser_agrees() {
+    for url in [
+        "http://2130706433/",
+        "http://127.1/",
+        "http://0x7f.1/",
+        "http://local%68ost/",
+        "http:\\\\127.0.0.1\\status",
+        "http://127.0.0.1\\@evil.com/",
+    ] {
+        assert_eq!(three(url, "GET"), UNTRUSTED_READ, "{url}");
+        let m = inspect(url, "GET", Some(Mutant::WhatwgOnlyHost));
+        assert_eq!(
+            (m.reversibility, m.scope, m.trust),
+            AUTO,
+            "{url} under the mutant"
+        );
+    }
+    let i = inspect("http://127.0.0.1\\@evil.com/", "GET", None);
+    assert!(
+        i.reasons.iter().any(|r| r.contains("`evil.com`")),
+        "{:?}",
+        i.reasons
+    );
 }
 
 #[test]
@@ -147,9 +250,9 @@ fn the_substring_mutant_carves_out_lookalikes() {
         );
     }
     // It loses the precision of parsing, too.
-    assert_eq!(three("http://2130706433/", "GET"), AUTO);
+    assert_eq!(three("http://[0:0:0:0:0:0:0:1]/", "GET"), AUTO);
     assert_eq!(
-        inspect("http://2130706433/", "GET", m).trust,
+        inspect("http://[0:0:0:0:0:0:0:1]/", "GET", m).trust,
         Trust::Untrusted
     );
 }
