@@ -115,13 +115,17 @@
 //!   code inside code) and unparseable input escalate without inspection.
 
 mod argv;
+mod build;
 mod deploy;
 mod files;
 mod git;
 mod guard;
+mod modes;
 mod net;
+mod options;
 mod programs;
 mod scripts;
+mod secrets;
 mod subst;
 mod tools;
 mod walk;
@@ -140,7 +144,7 @@ use rbv_protocol::{Reversibility, Scope, Trust};
 
 /// Inspects one shell command line.
 pub fn inspect(command: &str, mutant: Option<Mutant>) -> Inspection {
-    let mut found = guarded(command);
+    let mut found = guarded(command, mutant);
     if mutant == Some(Mutant::QuotedStringBlind) {
         if let Some(word) = blind_match(command) {
             found = found.join(destroy(
@@ -154,8 +158,8 @@ pub fn inspect(command: &str, mutant: Option<Mutant>) -> Inspection {
 
 /// Parses and walks in the caller's thread (the walker grows the stack
 /// where the nesting needs it); a panic inside the parser fails safe.
-fn guarded(command: &str) -> Inspection {
-    let walk = std::panic::AssertUnwindSafe(|| walk::Walker::new().source(command));
+fn guarded(command: &str, mutant: Option<Mutant>) -> Inspection {
+    let walk = std::panic::AssertUnwindSafe(|| walk::Walker::new(mutant).source(command));
     std::panic::catch_unwind(walk)
         .unwrap_or_else(|_| Inspection::unknown("the shell parser failed on this command"))
 }

@@ -8,10 +8,11 @@ use super::walk::Walker;
 use super::word::Arg;
 use super::{destroy, external, fetched, read, sensitive, shared, shared_destroy, unknown, write};
 use crate::classify::Inspection;
+use crate::mutant::Mutant;
 use rbv_protocol::Reversibility::{HardToReverse, Irreversible};
 
 /// Configuration keys whose value is a program git will run.
-fn config_runs_code(key: &str) -> bool {
+pub(super) fn config_runs_code(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
     const EXACT: &[&str] = &[
         "core.pager",
@@ -84,8 +85,21 @@ pub fn git(w: &mut Walker, args: &[Arg]) -> Inspection {
         let t = a.text.as_str();
         match t {
             "--version" | "--help" | "-h" => return read("`git --version`"),
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix"
-            | "--config-env" => i += 2,
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix" => i += 2,
+            _ if t == "--config-env" || t.starts_with("--config-env=") => {
+                // `--config-env=KEY=ENVVAR`: like `-c`, from a variable.
+                let spec = match t.strip_prefix("--config-env=") {
+                    Some(spec) => Some(spec),
+                    None => args.get(i + 1).map(|v| v.text.as_str()),
+                };
+                let key = spec.map_or("", |s| s.split('=').next().unwrap_or(""));
+                if config_runs_code(key) && !w.planted(Mutant::ProgramOptionsAsData) {
+                    return unknown(format!(
+                        "`git --config-env {key}` configures a program for git to run"
+                    ));
+                }
+                i += if t == "--config-env" { 2 } else { 1 };
+            }
             "-c" => {
                 let key = args
                     .get(i + 1)
@@ -99,6 +113,9 @@ pub fn git(w: &mut Walker, args: &[Arg]) -> Inspection {
             }
             "--exec-path" | "--upload-pack" | "--receive-pack" => {
                 return unknown(format!("`git {t}` chooses a program to run"));
+            }
+            _ if t.starts_with("--exec-path=") => {
+                return unknown("`git --exec-path=` chooses where git's programs come from");
             }
             _ if t.starts_with('-') => i += 1,
             _ => break,
@@ -118,7 +135,31 @@ pub fn git(w: &mut Walker, args: &[Arg]) -> Inspection {
         }
         return unknown(format!("`git {sub}` gets arguments known only at run time"));
     }
+    if let Some(program) =
+        program_option(sub, rest).filter(|_| !w.planted(Mutant::ProgramOptionsAsData))
+    {
+        return unknown(format!(
+            "`git {sub} {program}` names a program to run (locally for a path remote)"
+        ));
+    }
     subcommand(w, sub, rest)
+}
+
+/// Transport options that name the program run at the other end, which
+/// for a remote given as a path is this machine.
+fn program_option<'a>(sub: &str, rest: &'a [Arg]) -> Option<&'a str> {
+    let transport = matches!(
+        sub,
+        "fetch" | "pull" | "clone" | "ls-remote" | "push" | "archive" | "send-pack" | "fetch-pack"
+    );
+    rest.iter().map(|a| a.text.as_str()).find(|t| {
+        transport
+            && (["--upload-pack", "--receive-pack", "--exec"]
+                .iter()
+                .any(|o| t == o || t.strip_prefix(o).is_some_and(|r| r.starts_with('=')))
+                || (sub == "clone"
+                    && (*t == "-u" || (t.starts_with("-u") && !t.starts_with("--")))))
+    })
 }
 
 fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
@@ -192,6 +233,20 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
         }
         "reflog" => read("`git reflog` reads"),
         "filter-branch" => filter_branch(w, rest),
+        "bisect" if ops.first().is_some_and(|a| a.text == "run") => {
+            let at = rest
+                .iter()
+                .position(|a| a.text == "run")
+                .map_or(0, |p| p + 1);
+            let mut inner =
+                super::programs::classify(w, &rest[at..], &super::walk::Stdin::Inherited);
+            inner
+                .reasons
+                .push("(run by `git bisect run` on every step)".into());
+            inner.join(write(
+                "`git bisect` moves HEAD; `git bisect reset` restores it",
+            ))
+        }
         "prune" | "filter-repo" => destroy(
             Irreversible,
             format!("`git {sub}` removes or rewrites objects for good"),
