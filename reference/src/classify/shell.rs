@@ -118,6 +118,7 @@ mod argv;
 mod build;
 mod deploy;
 mod files;
+mod gh;
 mod git;
 mod guard;
 mod modes;

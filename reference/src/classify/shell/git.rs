@@ -166,7 +166,7 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
     let ops = operands(rest);
     let flag = |short: Option<char>, long: &[&str]| has_flag(rest, short, long);
     match sub {
-        "push" => push(rest),
+        "push" => push(w, rest),
         "clone" => fetched(
             true,
             "`git clone` brings in a repository nobody vouched for",
@@ -232,6 +232,9 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
             )
         }
         "reflog" => read("`git reflog` reads"),
+        "lfs" if ops.first().is_some_and(|a| a.text == "push") => {
+            shared("`git lfs push` uploads large files to the shared LFS store")
+        }
         "filter-branch" => filter_branch(w, rest),
         "bisect" if ops.first().is_some_and(|a| a.text == "run") => {
             let at = rest
@@ -358,7 +361,14 @@ fn exec_option(rest: &[Arg]) -> Option<String> {
     None
 }
 
-fn push(rest: &[Arg]) -> Inspection {
+/// `git push` (RBV-SH-015). New commits on a branch of a configured
+/// remote are a reversible shared-remote change (the actor reverts or
+/// deletes what it pushed): soft-ack. Not simply undone, so escalate:
+/// forcing or deleting remote refs; tags, which clones never update and
+/// release pipelines act on; a destination given as a URL, which is not
+/// the project's configured remote but any host; server-side push options
+/// whose effects (merging, deploying) the inspector cannot read.
+fn push(w: &Walker, rest: &[Arg]) -> Inspection {
     if has_flag(rest, Some('n'), &["dry-run"]) {
         return read("`git push --dry-run` sends nothing");
     }
@@ -368,27 +378,105 @@ fn push(rest: &[Arg]) -> Inspection {
         &["force", "force-with-lease", "force-if-includes"],
     );
     let deleting = has_flag(rest, Some('d'), &["delete", "mirror", "prune"]);
-    let refspecs = operands(rest).into_iter().skip(1);
-    let mut why = None;
-    for spec in refspecs {
-        if spec.text.starts_with('+') {
-            why = Some(format!("the refspec `{}` forces", spec.text));
-        } else if spec.text.starts_with(':') {
-            why = Some(format!(
-                "the refspec `{}` deletes a remote branch",
-                spec.text
+    if forced {
+        return shared_destroy(
+            HardToReverse,
+            "`git push --force` rewrites the remote branch",
+        );
+    }
+    if deleting {
+        return shared_destroy(HardToReverse, "`git push`: the push deletes remote refs");
+    }
+    if w.planted(Mutant::PushFlagsOnly) {
+        return shared("`git push` publishes commits to a branch (revertible)");
+    }
+    let ops = push_operands(rest);
+    let repo = super::argv::option_value(rest, None, Some("--repo"));
+    if let Some(dest) = repo.as_deref().or(ops.first().map(|a| a.text.as_str())) {
+        if is_url(dest) {
+            return external(format!(
+                "`git push {dest}` sends the repository to a host named in the command, not a configured remote"
             ));
         }
     }
-    if forced {
-        why = Some("`--force` rewrites the remote branch".to_owned());
-    } else if deleting {
-        why = Some("the push deletes remote refs".to_owned());
+    if has_flag(rest, Some('o'), &["push-option"]) {
+        return external(
+            "`git push -o` gives the server instructions (merge, deploy) that are not inspected",
+        );
     }
-    match why {
-        Some(why) => shared_destroy(HardToReverse, format!("`git push`: {why}")),
-        None => shared("`git push` publishes commits to a branch (revertible)"),
+    if has_flag(rest, None, &["tags", "follow-tags"]) {
+        return shared_destroy(
+            Irreversible,
+            "`git push --tags` publishes tags: clones keep a tag once fetched, releases act on it",
+        );
     }
+    let refspecs = ops.iter().skip(usize::from(repo.is_none()));
+    for spec in refspecs.clone() {
+        let t = spec.text.as_str();
+        if t.starts_with('+') {
+            return shared_destroy(
+                HardToReverse,
+                format!("`git push`: the refspec `{t}` forces"),
+            );
+        }
+        if t.starts_with(':') {
+            return shared_destroy(
+                HardToReverse,
+                format!("`git push`: the refspec `{t}` deletes a remote ref"),
+            );
+        }
+    }
+    let tag = refspecs.clone().any(|a| a.text == "tag")
+        || refspecs.clone().any(|a| {
+            let dst = a.text.rsplit(':').next().unwrap_or(&a.text);
+            dst.starts_with("refs/tags/") || looks_like_version(dst)
+        });
+    if tag {
+        return shared_destroy(
+            Irreversible,
+            "`git push` publishes a tag: clones keep a tag once fetched, releases act on it",
+        );
+    }
+    shared("`git push` publishes commits to a branch (revertible)")
+}
+
+/// The operands of `git push`, without the values of its valued options.
+fn push_operands(rest: &[Arg]) -> Vec<&Arg> {
+    let mut out = Vec::new();
+    let mut iter = rest.iter();
+    while let Some(a) = iter.next() {
+        let t = a.text.as_str();
+        if matches!(
+            t,
+            "-o" | "--push-option" | "--repo" | "--receive-pack" | "--exec"
+        ) {
+            iter.next();
+        } else if t == "--" {
+            out.extend(iter.by_ref());
+        } else if !t.starts_with('-') {
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// A remote given as a URL or an scp-like `host:path`, not a remote's name
+/// or a local path.
+fn is_url(dest: &str) -> bool {
+    if dest.starts_with("file://") {
+        return false;
+    }
+    dest.contains("://")
+        || dest
+            .split_once(':')
+            .is_some_and(|(host, _)| !host.is_empty() && !host.contains('/'))
+}
+
+/// `v1.2.0`, `1.4`, `release-2.0`'s tail: names of the kind tags get.
+fn looks_like_version(name: &str) -> bool {
+    let name = name.trim_start_matches("refs/heads/");
+    let digits = name.strip_prefix('v').unwrap_or(name);
+    digits.starts_with(|c: char| c.is_ascii_digit()) && digits.contains('.')
 }
 
 /// Directory names that `git checkout NAME` more likely means as a path.
@@ -503,62 +591,4 @@ fn config(rest: &[Arg], ops: &[&Arg]) -> Inspection {
         ));
     }
     write("`git config` edits settings")
-}
-
-/// `gh`: reading GitHub brings in content others wrote (untrusted);
-/// a draft PR is an undoable change on shared infrastructure; everything
-/// else that writes notifies people or changes shared state.
-pub fn gh(args: &[Arg]) -> Inspection {
-    let ops = operands(args);
-    let group = ops.first().map_or("", |a| a.text.as_str());
-    let action = ops.get(1).map_or("", |a| a.text.as_str());
-    // Option values (a title, a body) are data; only an unresolved
-    // command word leaves the operation unknown.
-    if ops.iter().take(2).any(|a| !a.resolved) {
-        return external("`gh` gets a command known only at run time");
-    }
-    let flag = |short: Option<char>, long: &[&str]| has_flag(args, short, long);
-    match (group, action) {
-        ("", _) | ("version", _) | ("help", _) => read("`gh` prints help or its version"),
-        ("auth", "status") => read("`gh auth status`"),
-        ("auth", "token") => sensitive(read("`gh auth token` prints a token"), "a GitHub token"),
-        ("auth", _) => sensitive(write("`gh auth` manages a GitHub token"), "a GitHub token"),
-        ("pr", "create") if flag(Some('d'), &["draft"]) => {
-            shared("`gh pr create --draft` opens a draft PR (closable)")
-        }
-        ("pr", "create") => external("`gh pr create` opens a PR for review and notifies people"),
-        ("pr", "checkout")
-        | ("repo", "clone")
-        | ("release" | "run", "download")
-        | ("gist", "clone") => fetched(
-            true,
-            format!("`gh {group} {action}` brings in content others wrote"),
-        ),
-        (_, "list" | "view" | "status" | "diff" | "checks" | "watch")
-        | ("search" | "status" | "browse", _) => fetched(
-            false,
-            format!("`gh {group} {action}` reads content others wrote"),
-        ),
-        ("api", _) => {
-            let method =
-                super::argv::option_value(args, Some("-X"), Some("--method")).unwrap_or_default();
-            let writes = !matches!(method.to_ascii_uppercase().as_str(), "" | "GET" | "HEAD")
-                || args.iter().any(|a| {
-                    matches!(
-                        a.text.as_str(),
-                        "-f" | "-F" | "--field" | "--raw-field" | "--input"
-                    ) || a.text.starts_with("--field=")
-                        || a.text.starts_with("--raw-field=")
-                });
-            if writes {
-                external("`gh api` writes to GitHub")
-            } else {
-                fetched(false, "`gh api` reads content others wrote")
-            }
-        }
-        ("extension" | "alias", _) => unknown(format!("`gh {group}` runs extensions or aliases")),
-        _ => external(format!(
-            "`gh {group} {action}` changes GitHub and may notify people"
-        )),
-    }
 }

@@ -4,7 +4,7 @@
 use super::argv::{after_options, has_flag};
 use super::walk::{Stdin, Walker};
 use super::word::Arg;
-use super::{files, git, options, privileged, read, secrets, sensitive, tools, unknown};
+use super::{files, gh, git, options, privileged, read, secrets, sensitive, tools, unknown};
 use crate::classify::Inspection;
 use crate::mutant::Mutant;
 
@@ -80,7 +80,7 @@ fn by_name(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspectio
     }
     match name {
         "git" => git::git(w, args),
-        "gh" => git::gh(args),
+        "gh" => gh::gh(args),
         _ => tools::classify(w, name, args, stdin)
             .unwrap_or_else(|| unknown(format!("`{name}` is not a known program (fails safe)"))),
     }
