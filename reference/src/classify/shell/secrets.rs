@@ -48,6 +48,8 @@ fn dump(name: &str, args: &[Arg]) -> Option<&'static str> {
     let bare = args.is_empty();
     let flag = |f: &str| args.iter().any(|a| a.text == f);
     match name {
+        // `printenv NAME` prints only the named variables.
+        "printenv" if !bare && args.iter().all(|a| a.resolved && PLAIN_VARS.contains(&a.text.as_str())) => None,
         "printenv" => Some("the environment holds tokens"),
         "set" if bare => Some("`set` prints every shell variable, the environment's tokens too"),
         "export" | "declare" | "typeset" | "readonly" if bare || flag("-p") || flag("-x") => {
@@ -72,6 +74,15 @@ fn dump(name: &str, args: &[Arg]) -> Option<&'static str> {
         _ => None,
     }
 }
+
+/// Variables that hold no credential.
+#[rustfmt::skip]
+const PLAIN_VARS: &[&str] = &[
+    "HOME", "PATH", "USER", "LOGNAME", "SHELL", "PWD", "OLDPWD", "LANG", "LC_ALL", "TERM",
+    "EDITOR", "VISUAL", "PAGER", "TMPDIR", "HOSTNAME", "TZ", "DISPLAY", "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", "GOPATH", "CARGO_HOME", "RUSTUP_HOME",
+    "JAVA_HOME", "NODE_ENV", "VIRTUAL_ENV", "CI", "SHLVL",
+];
 
 /// A `$NAME`/`${NAME…}` whose name says it holds a credential.
 fn secret_variable(text: &str) -> Option<&str> {
