@@ -135,6 +135,8 @@ mod word;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_classes;
+#[cfg(test)]
 mod tests_parts;
 #[cfg(test)]
 mod tests_programs;

@@ -49,7 +49,14 @@ fn dump(name: &str, args: &[Arg]) -> Option<&'static str> {
     let flag = |f: &str| args.iter().any(|a| a.text == f);
     match name {
         // `printenv NAME` prints only the named variables.
-        "printenv" if !bare && args.iter().all(|a| a.resolved && PLAIN_VARS.contains(&a.text.as_str())) => None,
+        "printenv"
+            if !bare
+                && args
+                    .iter()
+                    .all(|a| a.resolved && PLAIN_VARS.contains(&a.text.as_str())) =>
+        {
+            None
+        }
         "printenv" => Some("the environment holds tokens"),
         "set" if bare => Some("`set` prints every shell variable, the environment's tokens too"),
         "export" | "declare" | "typeset" | "readonly" if bare || flag("-p") || flag("-x") => {
