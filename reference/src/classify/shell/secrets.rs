@@ -156,7 +156,7 @@ fn git_paths(args: &[Arg]) -> Vec<&Arg> {
 }
 
 /// Whether a word names a secret, literally or as a pattern that can match one.
-fn names_secret(a: &Arg) -> bool {
+pub(super) fn names_secret(a: &Arg) -> bool {
     let path = a
         .text
         .rsplit_once(':')
@@ -165,7 +165,7 @@ fn names_secret(a: &Arg) -> bool {
     if is_sensitive(path) || is_sensitive(&a.text) {
         return true;
     }
-    a.pattern && pattern_names_secret(&a.text)
+    a.pattern && (pattern_names_secret(path) || pattern_names_secret(&a.text))
 }
 
 /// Representative paths of secrets, for glob and brace patterns.

@@ -214,6 +214,9 @@ fn secrets_on_the_shell_are_sensitive() {
         "printenv",
         "printenv GITHUB_TOKEN",
         "ssh-agent sh -c 'cat ~/.ssh/id_rsa'",
+        // Found by the shell_bypass fuzzer: a pattern as redirection target.
+        "wc -c < ~/.ss?/id_*",
+        "wc -c < ~/.{ssh,aws}/*",
     ] {
         assert!(touches(c), "{c:?} should touch sensitive data");
     }

@@ -10,9 +10,8 @@ use brush_parser::ast::{
 };
 use brush_parser::ParserOptions;
 
-use super::argv::is_sensitive;
 use super::word::{self, Arg, Embedded};
-use super::{destroy, guard, join_all, programs, read, sensitive, unknown, write};
+use super::{destroy, guard, join_all, programs, read, secrets, sensitive, unknown, write};
 use crate::classify::Inspection;
 use crate::mutant::Mutant;
 use rbv_protocol::Reversibility;
@@ -338,7 +337,7 @@ impl Walker {
                             if on_stdin(fd) {
                                 *stdin = Stdin::File;
                             }
-                            if is_sensitive(&path.text) {
+                            if secrets::names_secret(&path) {
                                 out.push(sensitive(read("reads a file"), secret(&path)));
                             }
                         }
@@ -417,7 +416,7 @@ impl Walker {
                 ),
             )
         };
-        if is_sensitive(&path.text) {
+        if secrets::names_secret(&path) {
             found = sensitive(found, secret(path));
         }
         out.push(found);
