@@ -121,9 +121,14 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
                 "reasons",
             )
         }
-        Mutant::QuotedStringBlind | Mutant::SubstringLoopback | Mutant::FirstKeywordSql => {
-            (vec![], "")
-        }
+        Mutant::QuotedStringBlind
+        | Mutant::SubstringLoopback
+        | Mutant::FirstKeywordSql
+        | Mutant::ProgramOptionsAsData
+        | Mutant::ModeChangeAsEdit
+        | Mutant::BuildToolPrefixAllow
+        | Mutant::SensitiveReadsOnly
+        | Mutant::PushFlagsOnly => (vec![], ""),
     }
 }
 

@@ -77,14 +77,8 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Opti
             _ => write("`dotnet` builds or tests the workspace"),
         },
         "make" | "gmake" => return outside_workspace(name, args),
-        "go" if matches!(op(0), "run" | "install" | "get")
-            && ops.iter().any(|a| a.text.contains('@')) =>
-        {
-            if op(0) == "run" {
-                unknown("`go run module@version` fetches a module and runs it")
-            } else {
-                return None;
-            }
+        "go" if op(0) == "run" && ops.iter().any(|a| a.text.contains('@')) => {
+            unknown("`go run module@version` fetches a module and runs it")
         }
         "gradle"
             if args

@@ -416,7 +416,7 @@ impl Walker {
                 ),
             )
         };
-        if secrets::names_secret(&path) {
+        if secrets::names_secret(path) {
             found = sensitive(found, secret(path));
         }
         out.push(found);
