@@ -48,6 +48,11 @@ const FUZZABLE: &[(&str, &str)] = &[
     ("whatwg-only-host", "url_loopback"),
     ("infrastructure-blind", "url_loopback"),
     ("quoted-string-blind", "shell_bypass"),
+    ("program-options-as-data", "shell_bypass"),
+    ("mode-change-as-edit", "shell_bypass"),
+    ("build-tool-prefix-allow", "shell_bypass"),
+    ("sensitive-reads-only", "shell_bypass"),
+    ("push-flags-only", "shell_bypass"),
     ("whole-plugin-invalid", "manifest"),
     ("permissive-default", "manifest"),
 ];

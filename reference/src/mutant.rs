@@ -71,6 +71,16 @@ mutants! {
         "§4.4: a fetch to cloud metadata or the internal network is read as any remote host, and writes to loopback are carved out (issue 13, class 5)",
     WhatwgOnlyHost = "whatwg-only-host":
         "§4.4: the fetch host is what a WHATWG parser reads; the host curl or Python read is ignored (issue 13, class 6)",
+    ProgramOptionsAsData = "program-options-as-data":
+        "§4.4: options and variables that name a program (`rg --pre`, `PAGER=…`, `tar --to-command`, `man -P`, `fd -x`, `git --upload-pack`, `make SHELL=…`) are read as data",
+    ModeChangeAsEdit = "mode-change-as-edit":
+        "§2.1: a non-recursive chmod/chown/chgrp/setfacl/chattr is a reversible local edit: setuid bits, world-writable modes, ownership given away and `find -exec chmod` stay auto",
+    BuildToolPrefixAllow = "build-tool-prefix-allow":
+        "§2.1 (T), §4.3: a build or package tool is allowed by name, like a `Bash(npm:*)` prefix rule: any subcommand, package or option of npm, npx, make, cargo, go, bundle, cmake … is a trusted local write",
+    SensitiveReadsOnly = "sensitive-reads-only":
+        "§2.3: only a program that prints a secret file touches sensitive data; copies, links, archives and environment dumps do not feed Rule-of-Two",
+    PushFlagsOnly = "push-flags-only":
+        "§2.1: `git push` is judged by its flags alone: `+refspec`, `:branch`, tag pushes, URL destinations and push options are a plain push",
 }
 
 impl fmt::Display for Mutant {

@@ -141,7 +141,12 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
         | Mutant::FirstKeywordSql
         | Mutant::UserinfoBlind
         | Mutant::InfrastructureBlind
-        | Mutant::WhatwgOnlyHost => (vec![], ""),
+        | Mutant::WhatwgOnlyHost
+        | Mutant::ProgramOptionsAsData
+        | Mutant::ModeChangeAsEdit
+        | Mutant::BuildToolPrefixAllow
+        | Mutant::SensitiveReadsOnly
+        | Mutant::PushFlagsOnly => (vec![], ""),
     }
 }
 

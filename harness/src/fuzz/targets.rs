@@ -27,7 +27,17 @@ pub mod req {
     pub const FETCH_PARSERS: &str = "RBV-FET-010";
     pub const MANIFEST_ENTRY: &str = "RBV-MAN-003";
     pub const MANIFEST_DEFAULT: &str = "RBV-MAN-008";
+    pub const SHELL_RUNS_PROGRAM: &str = "RBV-SH-011";
+    pub const SHELL_MODES: &str = "RBV-SH-012";
+    pub const SHELL_BUILD: &str = "RBV-SH-013";
+    pub const SHELL_SECRETS: &str = "RBV-SH-014";
+    pub const SHELL_PUSH: &str = "RBV-SH-015";
     pub const ALL: &[&str] = &[
+        SHELL_RUNS_PROGRAM,
+        SHELL_MODES,
+        SHELL_BUILD,
+        SHELL_SECRETS,
+        SHELL_PUSH,
         TOKEN_BINDING,
         TOKEN_SINGLE_USE,
         TOKEN_HUMAN_ONLY,
@@ -181,7 +191,7 @@ fn plugins_yaml(plugins: &[PluginBundle]) -> String {
     out
 }
 
-fn op_json(op: &Operation) -> String {
+pub(super) fn op_json(op: &Operation) -> String {
     yaml_json(&serde_json::to_value(op).expect("operations serialize"))
 }
 
@@ -315,7 +325,7 @@ fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Opti
 // ---------------------------------------------------------------- classifiers
 
 /// Judges one classifier answer against a labeled input.
-fn judge(band: Band, truth: Truth) -> Option<FailKind> {
+pub(super) fn judge(band: Band, truth: Truth) -> Option<FailKind> {
     match truth {
         Truth::Dangerous if band < Band::Escalate => Some(FailKind::Under),
         Truth::Safe(want) if band < want => Some(FailKind::Under),
@@ -325,7 +335,7 @@ fn judge(band: Band, truth: Truth) -> Option<FailKind> {
     }
 }
 
-fn expect_yaml(truth: Truth) -> String {
+pub(super) fn expect_yaml(truth: Truth) -> String {
     match truth {
         Truth::Dangerous => "{band: {at_least: escalate}}".into(),
         Truth::Safe(b) => format!("{{band: {b}}}"),
@@ -397,7 +407,7 @@ impl ClassifierProbe<'_> {
     }
 }
 
-fn first_line(s: &str) -> String {
+pub(super) fn first_line(s: &str) -> String {
     let line = s
         .lines()
         .find(|l| !l.trim().is_empty())
@@ -424,7 +434,12 @@ fn sql_plugin() -> PluginBundle {
     }
 }
 
-fn operation(plugin: Option<&str>, id: &str, kind: OperationKind, arguments: Value) -> Operation {
+pub(super) fn operation(
+    plugin: Option<&str>,
+    id: &str,
+    kind: OperationKind,
+    arguments: Value,
+) -> Operation {
     Operation {
         plugin: plugin.map(str::to_owned),
         id: id.to_owned(),
@@ -463,7 +478,25 @@ fn sql_bypass(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<
     }))
 }
 
+/// The requirement a shell input's families name: an issue-13 class, else
+/// the §4.4 pair (executed text / quoted data).
+fn shell_requirement(families: &[&str]) -> (&'static str, &'static str) {
+    let class = families.iter().find_map(|f| match *f {
+        "option-runs-program" | "option-absent" | "harmless-pager" | "harmless-filter" => {
+            Some(req::SHELL_RUNS_PROGRAM)
+        }
+        "mode-change" | "plain-mode" => Some(req::SHELL_MODES),
+        "build-tool" | "development-loop" => Some(req::SHELL_BUILD),
+        "push" | "push-dry-run" | "branch-push" | "draft-pr" => Some(req::SHELL_PUSH),
+        _ => None,
+    });
+    class.map_or((req::SHELL, req::SHELL_DATA), |r| (r, r))
+}
+
 fn shell_bypass(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
+    if subject.claims(Capability::RuleOfTwo) && u.ratio(1, 5)? {
+        return super::oracle_secrets::check(u, subject);
+    }
     let labeled = gen::shell::input(u)?;
     let op = operation(
         None,
@@ -474,7 +507,7 @@ fn shell_bypass(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Optio
     Ok(ClassifierProbe {
         target: "shell_bypass",
         area: "shell",
-        requirement: (req::SHELL, req::SHELL_DATA),
+        requirement: shell_requirement(&labeled.families),
         plugins: vec![],
         operation: op,
         labeled: &labeled,

@@ -53,7 +53,9 @@
 //! - Local destruction escalates: `rm` (any), `shred`, `unlink`, `dd of=`,
 //!   `mkfs*`, `truncate`, `find -delete`, `git reset --hard`, `git clean`,
 //!   `git checkout -- …`/`git checkout <path>`/`git restore`, `git branch
-//!   -D`, `git stash drop/clear`, recursive `chmod`/`chown`/`chgrp`,
+//!   -D`, `git stash drop/clear`, mode changes others inherit or the actor
+//!   cannot set back (`modes`: trees, setuid/setgid, world-writable, `chown`
+//!   to another owner, ACL grants, `chattr +i`; RBV-SH-012),
 //!   `kill`/`pkill`/`killall` (not `kill -0`/`-l`), power commands,
 //!   `crontab -r`/`-e`/file, service control, `rsync --delete`. `rmdir`
 //!   removes only empty directories: a reversible local write.
@@ -84,9 +86,11 @@
 //!   external; `scp`/`rsync` to a remote → external, from a remote →
 //!   untrusted local write. A shell or interpreter reading code from a pipe
 //!   (`curl … | sh`) runs code nobody inspected: unknown → escalate.
-//! - Shared remotes: `git push` → soft-ack; force, `+refspec`, `:branch`,
-//!   `--delete`, `--mirror`, `--prune` or an unresolved push argument →
-//!   escalate. `gh pr create --draft` is soft-ack; a ready PR, comments,
+//! - Shared remotes: `git push` to a configured remote's branch → soft-ack;
+//!   force, `+refspec`, `:branch`, `--delete`, `--mirror`, `--prune`, tags,
+//!   a URL destination, push options or an unresolved push argument →
+//!   escalate (RBV-SH-015). `gh pr create --draft` is soft-ack (not
+//!   `--draft=false`); a ready PR, comments,
 //!   merges, releases (they notify people), publishing, deploying and cloud
 //!   writes escalate. Reading GitHub (`gh pr view`, `gh api` GET) brings in
 //!   text others wrote: untrusted → soft-ack. Cloud and cluster reads
@@ -95,19 +99,24 @@
 //!   install x`, `cargo install`, `docker pull`, `git clone`) are untrusted
 //!   local writes (soft-ack); installing the project's declared
 //!   dependencies (`npm ci`, `npm install`), builds and tests are local
-//!   writes (auto).
-//! - Sensitive data (Rule-of-Two's second boolean): paths of keys and
-//!   credentials (`~/.ssh`, `.env` but not `.env.example`, `/etc/shadow`,
-//!   `.aws/credentials`, `*.pem`, …) as arguments or redirection targets,
-//!   printing the environment (`env`, `printenv`: environments carry
-//!   tokens), credential commands (`aws configure`, `gh auth token`,
-//!   `kubectl get secret`, `ssh-add`). Arguments of `git`, `gh`, `echo` and
-//!   `printf` are messages, not paths.
+//!   writes (auto) on trusted input: the workspace code they run takes the
+//!   session's trust, so Rule-of-Two escalates them after untrusted input
+//!   (`build`, RBV-SH-013).
+//! - Sensitive data (Rule-of-Two's second boolean, `secrets`, RBV-SH-014):
+//!   paths of keys and credentials (`~/.ssh`, `.env` but not
+//!   `.env.example`, `/etc/shadow`, `.aws/credentials`, `*.pem`, …) as
+//!   arguments, glob or brace patterns or redirection targets, printing the
+//!   environment, the shell's variables or its history, credential-named
+//!   variables (`$GITHUB_TOKEN`), credential commands (`aws configure`, `gh
+//!   auth token`, `kubectl get secret`, `ssh-add`). Arguments of `gh`,
+//!   `echo` and `printf` are messages, not paths; `git`'s are paths except
+//!   the values of message and search options.
 //! - Inline assignments (`RBV_BYPASS=1 rm x`, `export GATE_OFF=1`) are
-//!   shell variables and never lower anything (§4.1). Variables that name
-//!   code a program will run are that code: `GIT_SSH_COMMAND`, `PAGER`,
-//!   `EDITOR`, … are inspected as commands; `LD_PRELOAD`, `BASH_ENV`,
-//!   `NODE_OPTIONS=--require …` escalate. `PATH` is not judged.
+//!   shell variables and never lower anything (§4.1). Variables and options
+//!   that name code a program will run are that code (`options`,
+//!   RBV-SH-011): `GIT_SSH_COMMAND`, `PAGER`, `EDITOR`, `rg --pre`, `man
+//!   -P`, `tar --to-command`, … are inspected as commands; `LD_PRELOAD`,
+//!   `BASH_ENV`, `NODE_OPTIONS=--require …` escalate. `PATH` is not judged.
 //! - Here-documents are data unless an interpreter reads them: a shell's
 //!   body is inspected as shell; an unquoted delimiter's body expands, so
 //!   its substitutions run. Function, `trap` and alias bodies count as run.
@@ -115,13 +124,18 @@
 //!   code inside code) and unparseable input escalate without inspection.
 
 mod argv;
+mod build;
 mod deploy;
 mod files;
+mod gh;
 mod git;
 mod guard;
+mod modes;
 mod net;
+mod options;
 mod programs;
 mod scripts;
+mod secrets;
 mod subst;
 mod tools;
 mod walk;
@@ -129,6 +143,8 @@ mod word;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_classes;
 #[cfg(test)]
 mod tests_parts;
 #[cfg(test)]
@@ -140,7 +156,7 @@ use rbv_protocol::{Reversibility, Scope, Trust};
 
 /// Inspects one shell command line.
 pub fn inspect(command: &str, mutant: Option<Mutant>) -> Inspection {
-    let mut found = guarded(command);
+    let mut found = guarded(command, mutant);
     if mutant == Some(Mutant::QuotedStringBlind) {
         if let Some(word) = blind_match(command) {
             found = found.join(destroy(
@@ -154,8 +170,8 @@ pub fn inspect(command: &str, mutant: Option<Mutant>) -> Inspection {
 
 /// Parses and walks in the caller's thread (the walker grows the stack
 /// where the nesting needs it); a panic inside the parser fails safe.
-fn guarded(command: &str) -> Inspection {
-    let walk = std::panic::AssertUnwindSafe(|| walk::Walker::new().source(command));
+fn guarded(command: &str, mutant: Option<Mutant>) -> Inspection {
+    let walk = std::panic::AssertUnwindSafe(|| walk::Walker::new(mutant).source(command));
     std::panic::catch_unwind(walk)
         .unwrap_or_else(|_| Inspection::unknown("the shell parser failed on this command"))
 }

@@ -6,6 +6,7 @@ pub mod corpus;
 pub mod json;
 pub mod manifest;
 pub mod shell;
+pub mod shell_classes;
 pub mod sql;
 pub mod token;
 pub mod url;

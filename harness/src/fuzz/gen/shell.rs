@@ -1,6 +1,7 @@
 //! Shell: a destructive or external core hidden in the families that real
 //! gates missed (interpreters, substitutions, wrappers, escaped names,
-//! chains), or harmless commands whose quoted data spells danger.
+//! chains), or harmless commands whose quoted data spells danger. The
+//! issue-13 classes (`shell_classes`) add cores and neighbours of their own.
 
 use super::{Labeled, Truth};
 use arbitrary::{Result, Unstructured};
@@ -120,15 +121,26 @@ fn safe(u: &mut Unstructured) -> Result<(String, &'static str)> {
 
 pub fn input(u: &mut Unstructured) -> Result<Labeled> {
     if u.ratio(1, 3)? {
-        let (text, family) = safe(u)?;
+        let (text, truth, family) = if u.ratio(1, 3)? {
+            let (text, band, family) = super::shell_classes::neighbour(u)?;
+            (text, Truth::Safe(band), family)
+        } else {
+            let (text, family) = safe(u)?;
+            (text, Truth::Safe(Band::Auto), family)
+        };
         return Ok(Labeled {
             text,
-            truth: Truth::Safe(Band::Auto),
+            truth,
             families: vec![family],
         });
     }
     let mut families = Vec::new();
-    let core = match u.int_in_range(0..=5)? {
+    let core = match u.int_in_range(0..=7)? {
+        6 | 7 => {
+            let (core, family) = super::shell_classes::dangerous(u)?;
+            families.push(family);
+            core
+        }
         0 => {
             families.push("escaped-program-name");
             format!("{} -rf {}", spelled_rm(u)?, u.choose(PATHS)?)

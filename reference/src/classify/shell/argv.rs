@@ -120,15 +120,45 @@ pub fn is_sensitive(text: &str) -> bool {
         ".htpasswd",
         "/environ",
         ".vault-token",
+        "/etc/passwd",
+        "gcloud/application_default_credentials.json",
+        "gcloud/credentials.db",
+        "gcloud/access_tokens.db",
+        ".azure/accesstokens.json",
+        ".azure/msal_token_cache",
+        ".terraform.d/credentials",
+        ".cargo/credentials",
+        ".gem/credentials",
+        ".m2/settings.xml",
+        ".my.cnf",
+        "/run/secrets/",
+        ".password-store",
+        ".config/hub",
     ];
-    const SUFFIX: &[&str] = &[".pem", ".key", ".p12", ".pfx", ".keystore", ".jks"];
+    const SUFFIX: &[&str] = &[
+        ".pem",
+        ".key",
+        ".p12",
+        ".pfx",
+        ".keystore",
+        ".jks",
+        ".tfstate",
+        "_history",
+        ".ppk",
+    ];
     const TEMPLATES: &[&str] = &["example", "sample", "template", "dist"];
     let env_file = base == ".env"
         || base
             .strip_prefix(".env.")
             .is_some_and(|rest| !TEMPLATES.contains(&rest));
+    // A public key is published on purpose.
+    if base.ends_with(".pub") {
+        return false;
+    }
     env_file
+        || base == ".envrc"
         || t.ends_with("/.ssh")
+        || t.ends_with("/.aws")
         || t == ".ssh"
         || t == "~/.ssh"
         || CONTAINS.iter().any(|c| t.contains(c))
@@ -139,4 +169,34 @@ pub fn is_sensitive(text: &str) -> bool {
             base,
             "credentials.json" | "secrets.json" | "secrets.yaml" | "secrets.yml"
         )
+}
+
+/// Like [`option_value`], but the value's word: `None` when the option is
+/// absent; the word tells whether expansion may change the value.
+pub fn option_arg(args: &[Arg], short: Option<&str>, long: Option<&str>) -> Option<Arg> {
+    let mut iter = args.iter();
+    while let Some(a) = iter.next() {
+        let t = a.text.as_str();
+        if t == "--" {
+            break;
+        }
+        if Some(t) == short || Some(t) == long {
+            return Some(iter.next().cloned().unwrap_or_else(|| Arg::literal("")));
+        }
+        let inline = long
+            .and_then(|l| t.strip_prefix(l).and_then(|r| r.strip_prefix('=')))
+            .or_else(|| {
+                short.and_then(|s| {
+                    t.strip_prefix(s)
+                        .filter(|v| !v.is_empty() && !t.starts_with("--"))
+                })
+            });
+        if let Some(v) = inline {
+            return Some(Arg {
+                text: v.to_owned(),
+                ..a.clone()
+            });
+        }
+    }
+    None
 }

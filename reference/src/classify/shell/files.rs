@@ -1,11 +1,11 @@
 //! Core utilities and shell builtins: reads, workspace writes, local
 //! destruction, processes and the system.
 
-use super::argv::{has_flag, operands, option_value};
-use super::scripts;
+use super::argv::{has_flag, operands, option_arg, option_value};
 use super::walk::Walker;
 use super::word::Arg;
 use super::{destroy, privileged, read, unknown, write};
+use super::{modes, scripts};
 use crate::classify::Inspection;
 use rbv_protocol::Reversibility::Irreversible;
 
@@ -27,7 +27,8 @@ const READS: &[&str] = &[
     "cal", "uptime", "ps", "pgrep", "pidof", "top", "htop", "btop", "free", "vmstat", "iostat",
     "lsof", "nproc", "lscpu", "lsblk", "blkid", "findmnt", "getconf", "locale", "tty", "users",
     "who", "w", "last", "arch", "sw_vers", "ldd", "lsusb", "lspci", "sysctl", "man", "help",
-    "info", "whatis", "apropos", "tldr", "history", "printenv",
+    "info", "whatis", "apropos", "tldr", "history", "printenv", "getfacl", "lsattr", "namei",
+    "getent",
     // network queries with no effect
     "ping", "ping6", "dig", "nslookup", "host", "whois", "traceroute", "tracepath", "mtr",
     // output and computation
@@ -97,14 +98,24 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
             }
         }
         "cp" | "mv" => copy_or_move(name, args),
-        "chmod" | "chown" | "chgrp" | "chattr" | "setfacl" => {
-            if has_flag(args, Some('R'), &["recursive"]) {
-                destroy(
-                    Irreversible,
-                    format!("`{name} -R` changes a whole tree; the old modes are lost"),
-                )
-            } else {
-                write(format!("`{name}` changes a file's mode or owner"))
+        "chmod" | "chown" | "chgrp" | "chattr" | "setfacl" => modes::classify(w, name, args),
+        "install" | "mkdir" | "mkfifo"
+            if args
+                .iter()
+                .any(|a| a.text == "-o" || a.text.starts_with("--owner")) =>
+        {
+            destroy(
+                Irreversible,
+                format!("`{name} -o` gives the files another owner"),
+            )
+        }
+        "install" | "mkdir" | "mkfifo" => {
+            match modes::created_with_mode(
+                name,
+                option_arg(args, Some("-m"), Some("--mode")).as_ref(),
+            ) {
+                Some(found) => found,
+                None => write(format!("`{name}` writes workspace files")),
             }
         }
         "kill" => {
@@ -149,6 +160,7 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
                 destroy(Irreversible, "`crontab` replaces or removes the crontab")
             }
         }
+        "fc" if args.iter().any(|a| a.text == "-l") => read("`fc -l` lists the history"),
         "at" | "batch" => unknown(format!("`{name}` schedules commands for later")),
         "date" if has_flag(args, Some('s'), &["set"]) => privileged("`date -s` sets the clock"),
         "hostname" if !operands(args).is_empty() => privileged("`hostname NAME` renames the host"),
@@ -164,15 +176,6 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
             } else {
                 privileged(format!("`{name}` changes the system"))
             }
-        }
-        "tar" if tar_runs_code(args) => unknown("`tar` runs a program given in its options"),
-        "zip"
-            if has_flag(args, None, &["unzip-command"]) || args.iter().any(|a| a.text == "-TT") =>
-        {
-            unknown("`zip -TT` runs a program")
-        }
-        "less" | "more" if args.iter().any(|a| a.text.starts_with("+!")) => {
-            unknown("`less +!` runs a command")
         }
         _ if DESTROYS.contains(&name) || name.starts_with("mkfs") => destroy(
             Irreversible,
@@ -203,22 +206,4 @@ fn copy_or_move(name: &str, args: &[Arg]) -> Inspection {
         return destroy(Irreversible, "`cp /dev/null FILE` empties the file");
     }
     write(format!("`{name}` copies or renames workspace files"))
-}
-
-fn tar_runs_code(args: &[Arg]) -> bool {
-    args.iter().any(|a| {
-        let t = a.text.as_str();
-        [
-            "--to-command",
-            "--checkpoint-action",
-            "--use-compress-program",
-            "--rsh-command",
-            "--info-script",
-            "--new-volume-script",
-        ]
-        .iter()
-        .any(|o| t.starts_with(o))
-            || t == "-I"
-            || t == "-F"
-    })
 }

@@ -8,10 +8,11 @@ use super::walk::Walker;
 use super::word::Arg;
 use super::{destroy, external, fetched, read, sensitive, shared, shared_destroy, unknown, write};
 use crate::classify::Inspection;
+use crate::mutant::Mutant;
 use rbv_protocol::Reversibility::{HardToReverse, Irreversible};
 
 /// Configuration keys whose value is a program git will run.
-fn config_runs_code(key: &str) -> bool {
+pub(super) fn config_runs_code(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
     const EXACT: &[&str] = &[
         "core.pager",
@@ -84,8 +85,21 @@ pub fn git(w: &mut Walker, args: &[Arg]) -> Inspection {
         let t = a.text.as_str();
         match t {
             "--version" | "--help" | "-h" => return read("`git --version`"),
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix"
-            | "--config-env" => i += 2,
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix" => i += 2,
+            _ if t == "--config-env" || t.starts_with("--config-env=") => {
+                // `--config-env=KEY=ENVVAR`: like `-c`, from a variable.
+                let spec = match t.strip_prefix("--config-env=") {
+                    Some(spec) => Some(spec),
+                    None => args.get(i + 1).map(|v| v.text.as_str()),
+                };
+                let key = spec.map_or("", |s| s.split('=').next().unwrap_or(""));
+                if config_runs_code(key) && !w.planted(Mutant::ProgramOptionsAsData) {
+                    return unknown(format!(
+                        "`git --config-env {key}` configures a program for git to run"
+                    ));
+                }
+                i += if t == "--config-env" { 2 } else { 1 };
+            }
             "-c" => {
                 let key = args
                     .get(i + 1)
@@ -99,6 +113,9 @@ pub fn git(w: &mut Walker, args: &[Arg]) -> Inspection {
             }
             "--exec-path" | "--upload-pack" | "--receive-pack" => {
                 return unknown(format!("`git {t}` chooses a program to run"));
+            }
+            _ if t.starts_with("--exec-path=") => {
+                return unknown("`git --exec-path=` chooses where git's programs come from");
             }
             _ if t.starts_with('-') => i += 1,
             _ => break,
@@ -118,14 +135,38 @@ pub fn git(w: &mut Walker, args: &[Arg]) -> Inspection {
         }
         return unknown(format!("`git {sub}` gets arguments known only at run time"));
     }
+    if let Some(program) =
+        program_option(sub, rest).filter(|_| !w.planted(Mutant::ProgramOptionsAsData))
+    {
+        return unknown(format!(
+            "`git {sub} {program}` names a program to run (locally for a path remote)"
+        ));
+    }
     subcommand(w, sub, rest)
+}
+
+/// Transport options that name the program run at the other end, which
+/// for a remote given as a path is this machine.
+fn program_option<'a>(sub: &str, rest: &'a [Arg]) -> Option<&'a str> {
+    let transport = matches!(
+        sub,
+        "fetch" | "pull" | "clone" | "ls-remote" | "push" | "archive" | "send-pack" | "fetch-pack"
+    );
+    rest.iter().map(|a| a.text.as_str()).find(|t| {
+        transport
+            && (["--upload-pack", "--receive-pack", "--exec"]
+                .iter()
+                .any(|o| t == o || t.strip_prefix(o).is_some_and(|r| r.starts_with('=')))
+                || (sub == "clone"
+                    && (*t == "-u" || (t.starts_with("-u") && !t.starts_with("--")))))
+    })
 }
 
 fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
     let ops = operands(rest);
     let flag = |short: Option<char>, long: &[&str]| has_flag(rest, short, long);
     match sub {
-        "push" => push(rest),
+        "push" => push(w, rest),
         "clone" => fetched(
             true,
             "`git clone` brings in a repository nobody vouched for",
@@ -191,7 +232,24 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
             )
         }
         "reflog" => read("`git reflog` reads"),
+        "lfs" if ops.first().is_some_and(|a| a.text == "push") => {
+            shared("`git lfs push` uploads large files to the shared LFS store")
+        }
         "filter-branch" => filter_branch(w, rest),
+        "bisect" if ops.first().is_some_and(|a| a.text == "run") => {
+            let at = rest
+                .iter()
+                .position(|a| a.text == "run")
+                .map_or(0, |p| p + 1);
+            let mut inner =
+                super::programs::classify(w, &rest[at..], &super::walk::Stdin::Inherited);
+            inner
+                .reasons
+                .push("(run by `git bisect run` on every step)".into());
+            inner.join(write(
+                "`git bisect` moves HEAD; `git bisect reset` restores it",
+            ))
+        }
         "prune" | "filter-repo" => destroy(
             Irreversible,
             format!("`git {sub}` removes or rewrites objects for good"),
@@ -303,7 +361,14 @@ fn exec_option(rest: &[Arg]) -> Option<String> {
     None
 }
 
-fn push(rest: &[Arg]) -> Inspection {
+/// `git push` (RBV-SH-015). New commits on a branch of a configured
+/// remote are a reversible shared-remote change (the actor reverts or
+/// deletes what it pushed): soft-ack. Not simply undone, so escalate:
+/// forcing or deleting remote refs; tags, which clones never update and
+/// release pipelines act on; a destination given as a URL, which is not
+/// the project's configured remote but any host; server-side push options
+/// whose effects (merging, deploying) the inspector cannot read.
+fn push(w: &Walker, rest: &[Arg]) -> Inspection {
     if has_flag(rest, Some('n'), &["dry-run"]) {
         return read("`git push --dry-run` sends nothing");
     }
@@ -313,27 +378,105 @@ fn push(rest: &[Arg]) -> Inspection {
         &["force", "force-with-lease", "force-if-includes"],
     );
     let deleting = has_flag(rest, Some('d'), &["delete", "mirror", "prune"]);
-    let refspecs = operands(rest).into_iter().skip(1);
-    let mut why = None;
-    for spec in refspecs {
-        if spec.text.starts_with('+') {
-            why = Some(format!("the refspec `{}` forces", spec.text));
-        } else if spec.text.starts_with(':') {
-            why = Some(format!(
-                "the refspec `{}` deletes a remote branch",
-                spec.text
+    if forced {
+        return shared_destroy(
+            HardToReverse,
+            "`git push --force` rewrites the remote branch",
+        );
+    }
+    if deleting {
+        return shared_destroy(HardToReverse, "`git push`: the push deletes remote refs");
+    }
+    if w.planted(Mutant::PushFlagsOnly) {
+        return shared("`git push` publishes commits to a branch (revertible)");
+    }
+    let ops = push_operands(rest);
+    let repo = super::argv::option_value(rest, None, Some("--repo"));
+    if let Some(dest) = repo.as_deref().or(ops.first().map(|a| a.text.as_str())) {
+        if is_url(dest) {
+            return external(format!(
+                "`git push {dest}` sends the repository to a host named in the command, not a configured remote"
             ));
         }
     }
-    if forced {
-        why = Some("`--force` rewrites the remote branch".to_owned());
-    } else if deleting {
-        why = Some("the push deletes remote refs".to_owned());
+    if has_flag(rest, Some('o'), &["push-option"]) {
+        return external(
+            "`git push -o` gives the server instructions (merge, deploy) that are not inspected",
+        );
     }
-    match why {
-        Some(why) => shared_destroy(HardToReverse, format!("`git push`: {why}")),
-        None => shared("`git push` publishes commits to a branch (revertible)"),
+    if has_flag(rest, None, &["tags", "follow-tags"]) {
+        return shared_destroy(
+            Irreversible,
+            "`git push --tags` publishes tags: clones keep a tag once fetched, releases act on it",
+        );
     }
+    let refspecs = ops.iter().skip(usize::from(repo.is_none()));
+    for spec in refspecs.clone() {
+        let t = spec.text.as_str();
+        if t.starts_with('+') {
+            return shared_destroy(
+                HardToReverse,
+                format!("`git push`: the refspec `{t}` forces"),
+            );
+        }
+        if t.starts_with(':') {
+            return shared_destroy(
+                HardToReverse,
+                format!("`git push`: the refspec `{t}` deletes a remote ref"),
+            );
+        }
+    }
+    let tag = refspecs.clone().any(|a| a.text == "tag")
+        || refspecs.clone().any(|a| {
+            let dst = a.text.rsplit(':').next().unwrap_or(&a.text);
+            dst.starts_with("refs/tags/") || looks_like_version(dst)
+        });
+    if tag {
+        return shared_destroy(
+            Irreversible,
+            "`git push` publishes a tag: clones keep a tag once fetched, releases act on it",
+        );
+    }
+    shared("`git push` publishes commits to a branch (revertible)")
+}
+
+/// The operands of `git push`, without the values of its valued options.
+fn push_operands(rest: &[Arg]) -> Vec<&Arg> {
+    let mut out = Vec::new();
+    let mut iter = rest.iter();
+    while let Some(a) = iter.next() {
+        let t = a.text.as_str();
+        if matches!(
+            t,
+            "-o" | "--push-option" | "--repo" | "--receive-pack" | "--exec"
+        ) {
+            iter.next();
+        } else if t == "--" {
+            out.extend(iter.by_ref());
+        } else if !t.starts_with('-') {
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// A remote given as a URL or an scp-like `host:path`, not a remote's name
+/// or a local path.
+fn is_url(dest: &str) -> bool {
+    if dest.starts_with("file://") {
+        return false;
+    }
+    dest.contains("://")
+        || dest
+            .split_once(':')
+            .is_some_and(|(host, _)| !host.is_empty() && !host.contains('/'))
+}
+
+/// `v1.2.0`, `1.4`, `release-2.0`'s tail: names of the kind tags get.
+fn looks_like_version(name: &str) -> bool {
+    let name = name.trim_start_matches("refs/heads/");
+    let digits = name.strip_prefix('v').unwrap_or(name);
+    digits.starts_with(|c: char| c.is_ascii_digit()) && digits.contains('.')
 }
 
 /// Directory names that `git checkout NAME` more likely means as a path.
@@ -448,62 +591,4 @@ fn config(rest: &[Arg], ops: &[&Arg]) -> Inspection {
         ));
     }
     write("`git config` edits settings")
-}
-
-/// `gh`: reading GitHub brings in content others wrote (untrusted);
-/// a draft PR is an undoable change on shared infrastructure; everything
-/// else that writes notifies people or changes shared state.
-pub fn gh(args: &[Arg]) -> Inspection {
-    let ops = operands(args);
-    let group = ops.first().map_or("", |a| a.text.as_str());
-    let action = ops.get(1).map_or("", |a| a.text.as_str());
-    // Option values (a title, a body) are data; only an unresolved
-    // command word leaves the operation unknown.
-    if ops.iter().take(2).any(|a| !a.resolved) {
-        return external("`gh` gets a command known only at run time");
-    }
-    let flag = |short: Option<char>, long: &[&str]| has_flag(args, short, long);
-    match (group, action) {
-        ("", _) | ("version", _) | ("help", _) => read("`gh` prints help or its version"),
-        ("auth", "status") => read("`gh auth status`"),
-        ("auth", "token") => sensitive(read("`gh auth token` prints a token"), "a GitHub token"),
-        ("auth", _) => sensitive(write("`gh auth` manages a GitHub token"), "a GitHub token"),
-        ("pr", "create") if flag(Some('d'), &["draft"]) => {
-            shared("`gh pr create --draft` opens a draft PR (closable)")
-        }
-        ("pr", "create") => external("`gh pr create` opens a PR for review and notifies people"),
-        ("pr", "checkout")
-        | ("repo", "clone")
-        | ("release" | "run", "download")
-        | ("gist", "clone") => fetched(
-            true,
-            format!("`gh {group} {action}` brings in content others wrote"),
-        ),
-        (_, "list" | "view" | "status" | "diff" | "checks" | "watch")
-        | ("search" | "status" | "browse", _) => fetched(
-            false,
-            format!("`gh {group} {action}` reads content others wrote"),
-        ),
-        ("api", _) => {
-            let method =
-                super::argv::option_value(args, Some("-X"), Some("--method")).unwrap_or_default();
-            let writes = !matches!(method.to_ascii_uppercase().as_str(), "" | "GET" | "HEAD")
-                || args.iter().any(|a| {
-                    matches!(
-                        a.text.as_str(),
-                        "-f" | "-F" | "--field" | "--raw-field" | "--input"
-                    ) || a.text.starts_with("--field=")
-                        || a.text.starts_with("--raw-field=")
-                });
-            if writes {
-                external("`gh api` writes to GitHub")
-            } else {
-                fetched(false, "`gh api` reads content others wrote")
-            }
-        }
-        ("extension" | "alias", _) => unknown(format!("`gh {group}` runs extensions or aliases")),
-        _ => external(format!(
-            "`gh {group} {action}` changes GitHub and may notify people"
-        )),
-    }
 }

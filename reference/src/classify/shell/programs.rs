@@ -1,11 +1,12 @@
 //! From one argument vector to its effect: resolving the program, looking
 //! through wrappers, and following code that runs inside the command.
 
-use super::argv::{after_options, has_flag, is_sensitive};
-use super::walk::{secret, Stdin, Walker};
+use super::argv::{after_options, has_flag};
+use super::walk::{Stdin, Walker};
 use super::word::Arg;
-use super::{files, git, privileged, read, sensitive, tools, unknown};
+use super::{files, gh, git, options, privileged, read, secrets, sensitive, tools, unknown};
 use crate::classify::Inspection;
+use crate::mutant::Mutant;
 
 /// Directories whose programs are the system's own, so that `/bin/rm` is `rm`.
 const SYSTEM_DIRS: &[&str] = &[
@@ -29,12 +30,11 @@ pub fn classify(w: &mut Walker, argv: &[Arg], stdin: &Stdin) -> Inspection {
         Err(found) => return found,
     };
     let mut found = by_name(w, &name, args, stdin);
-    if name == "printenv" {
-        found = sensitive(found, "the environment holds tokens");
-    } else if !matches!(name.as_str(), "git" | "gh" | "echo" | "printf" | "env") {
-        if let Some(path) = args.iter().find(|a| is_sensitive(&a.text)) {
-            found = sensitive(found, secret(path));
-        }
+    if let Some(runs) = options::classify(w, &name, args) {
+        found = found.join(runs);
+    }
+    if let Some(why) = secrets::touched(w.mutant, &name, args) {
+        found = sensitive(found, why);
     }
     found
 }
@@ -80,7 +80,7 @@ fn by_name(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspectio
     }
     match name {
         "git" => git::git(w, args),
-        "gh" => git::gh(args),
+        "gh" => gh::gh(args),
         _ => tools::classify(w, name, args, stdin)
             .unwrap_or_else(|| unknown(format!("`{name}` is not a known program (fails safe)"))),
     }
@@ -129,11 +129,14 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
                     |argv| classify(w, &argv, stdin),
                 ));
             }
+            let dumps = !w.planted(Mutant::SensitiveReadsOnly);
             then_run(w, rest, stdin, || {
-                sensitive(
-                    read("`env` prints the environment"),
-                    "the environment holds tokens",
-                )
+                let found = read("`env` prints the environment");
+                if dumps {
+                    sensitive(found, "the environment holds tokens")
+                } else {
+                    found
+                }
             })
         }
         "command" => {
@@ -251,8 +254,10 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
                 ],
             );
             // Arguments read from stdin are data appended to the command.
-            then_run(w, rest, &Stdin::Inherited, || {
-                read("`xargs` echoes its input")
+            w.per_file(|w| {
+                then_run(w, rest, &Stdin::Inherited, || {
+                    read("`xargs` echoes its input")
+                })
             })
         }
         "script" => match option_code(args, "-c", "--command") {
@@ -443,7 +448,9 @@ const RUNS_VALUE: &[&str] = &[
     "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR",
     "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS",
     "SUDO_ASKPASS", "GIT_PROXY_COMMAND", "PROMPT_COMMAND", "BROWSER", "LESSOPEN", "LESSCLOSE",
-    "FCEDIT", "RSYNC_RSH",
+    "FCEDIT", "RSYNC_RSH", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "RUSTC", "RUSTDOC",
+    "CARGO_BUILD_RUSTC_WRAPPER", "CARGO_BUILD_RUSTC", "CC", "CXX", "npm_config_script_shell",
+    "NPM_CONFIG_SCRIPT_SHELL", "DIFFPROG",
 ];
 
 /// Variables that make programs load code at start-up.
@@ -451,7 +458,8 @@ const RUNS_VALUE: &[&str] = &[
 const LOADS_CODE: &[&str] = &[
     "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
     "BASH_ENV", "ENV", "PERL5OPT", "RUBYOPT", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL",
-    "GIT_CONFIG_SYSTEM", "GIT_EXEC_PATH", "SHELLOPTS", "BASHOPTS",
+    "GIT_CONFIG_SYSTEM", "GIT_EXEC_PATH", "SHELLOPTS", "BASHOPTS", "GIT_CONFIG",
+    "RIPGREP_CONFIG_PATH", "PERL5LIB", "RUBYLIB",
 ];
 
 /// The effect of setting a variable. Assignments never lower anything
@@ -460,7 +468,13 @@ const LOADS_CODE: &[&str] = &[
 /// assignment only sets a variable.
 pub fn assignment(w: &mut Walker, arg: &Arg) -> Option<Inspection> {
     let (name, value) = env_assignment(&arg.text)?;
-    if RUNS_VALUE.contains(&name) {
+    if w.planted(Mutant::ProgramOptionsAsData) {
+        return None;
+    }
+    // `CARGO_TARGET_<triple>_RUNNER`/`_LINKER` name what runs the build's output.
+    let cargo_target = name.starts_with("CARGO_TARGET_")
+        && (name.ends_with("_RUNNER") || name.ends_with("_LINKER"));
+    if RUNS_VALUE.contains(&name) || cargo_target {
         return Some(if arg.resolved {
             let mut found = w.nested(value);
             found.reasons.push(format!("(run through `{name}`)"));
@@ -480,6 +494,9 @@ pub fn assignment(w: &mut Walker, arg: &Arg) -> Option<Inspection> {
             ]
             .iter()
             .any(|o| value.contains(o)))
-        || (name == "PS4" && super::word::may_execute(value));
+        || (name == "PS4" && super::word::may_execute(value))
+        // `GIT_CONFIG_KEY_<n>` pairs with `GIT_CONFIG_VALUE_<n>` like `git -c`.
+        || (name.starts_with("GIT_CONFIG_KEY_") && (!arg.resolved || git::config_runs_code(value)))
+        || (name == "GOFLAGS" && ["exec", "toolexec", "vettool"].iter().any(|o| value.contains(o)));
     loads.then(|| unknown(format!("`{name}` makes programs load or run other code")))
 }

@@ -40,7 +40,8 @@ pub fn find(w: &mut Walker, args: &[Arg]) -> Inspection {
                     .iter()
                     .position(|t| t.resolved && (t.text == ";" || t.text == "+"))
                     .map_or(args.len(), |p| start + p);
-                let mut inner = programs::classify(w, &args[start..end], &Stdin::Inherited);
+                let mut inner =
+                    w.per_file(|w| programs::classify(w, &args[start..end], &Stdin::Inherited));
                 inner.reasons.push(format!("(run by `find {}`)", a.text));
                 found.push(inner);
                 i = end + 1;

@@ -185,12 +185,14 @@ fn git_family() {
         "git push origin $BRANCH",
         "git submodule foreach 'rm x'",
         "git send-email 0001.patch",
+        // Tags are not simply undone (RBV-SH-015).
+        "git push --tags",
     ]);
     soft(&[
         "git push",
         "git push origin main",
         "git push -u origin feature/x",
-        "git push --tags",
+        "git push ../mirror main",
         "git clone https://github.com/x/y",
         "gh pr create --draft --title t --body b",
         "gh pr view 12",

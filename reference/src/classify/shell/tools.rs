@@ -6,7 +6,7 @@
 use super::argv::{has_flag, operands};
 use super::walk::{Stdin, Walker};
 use super::word::Arg;
-use super::{deploy, external, fetched, net, programs, read, sensitive, unknown, write};
+use super::{build, deploy, external, fetched, net, programs, read, sensitive, unknown, write};
 use crate::classify::Inspection;
 
 #[rustfmt::skip]
@@ -43,11 +43,14 @@ const DEV_TOOLS: &[&str] = &[
     "pandoc", "latexmk", "pdflatex", "xelatex", "doxygen", "godoc", "rustdoc", "cargo-nextest",
     "nextest", "bun-test", "deno-test", "phpunit", "rspec", "rubocop", "rake-test", "gotestsum",
     "make-test", "cabal", "stack", "mix", "rebar3", "dune", "opam-build", "zig", "nim",
-    "crystal",
+    "crystal", "sccache", "ccache",
 ];
 
 pub fn classify(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<Inspection> {
     if let Some(found) = net::classify(name, args) {
+        return Some(found);
+    }
+    if let Some(found) = build::classify(w, name, args, stdin) {
         return Some(found);
     }
     let found = match name {
@@ -77,7 +80,7 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Opti
         | "port" | "snap" | "flatpak" | "nix-env" | "rustup" | "opam" | "cpan" | "cpanm" => {
             system_pm(name, args)
         }
-        _ if DEV_TOOLS.contains(&name) => write(format!("`{name}` builds or checks the workspace")),
+        _ if is_dev_tool(name) => write(format!("`{name}` builds or checks the workspace")),
         _ if INTERPRETERS.contains(&name) || name.starts_with("python3.") => {
             interpreter(w, name, args, stdin)
         }
@@ -149,11 +152,22 @@ fn python_module(w: &mut Walker, module: &str, rest: &[Arg], stdin: &Stdin) -> I
     }
 }
 
+/// A development tool; versioned compiler names (`gcc-13`, `clang++-17`) too.
+pub(super) fn is_dev_tool(name: &str) -> bool {
+    let unversioned = name
+        .rsplit_once('-')
+        .filter(|(_, v)| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .map_or(name, |(base, _)| base);
+    DEV_TOOLS.contains(&name) || DEV_TOOLS.contains(&unversioned)
+}
+
 fn cargo(w: &mut Walker, args: &[Arg]) -> Inspection {
-    let args = skip_toolchain(args);
+    // Global options before the subcommand may take a value.
+    let all = skip_toolchain(args);
+    let args = super::argv::after_options(all, &["--config", "-Z", "-C", "--color"]);
     let sub = first(args);
     match sub {
-        "" if is_version(args) => read("`cargo --version`"),
+        "" if is_version(all) => read("`cargo --version`"),
         "version" | "tree" | "metadata" | "search" | "locate-project" | "pkgid"
         | "verify-project" | "help" | "read-manifest" | "info" => {
             read(format!("`cargo {sub}` reads"))

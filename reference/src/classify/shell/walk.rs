@@ -10,10 +10,10 @@ use brush_parser::ast::{
 };
 use brush_parser::ParserOptions;
 
-use super::argv::is_sensitive;
 use super::word::{self, Arg, Embedded};
-use super::{destroy, guard, join_all, programs, read, sensitive, unknown, write};
+use super::{destroy, guard, join_all, programs, read, secrets, sensitive, unknown, write};
 use crate::classify::Inspection;
+use crate::mutant::Mutant;
 use rbv_protocol::Reversibility;
 
 /// Where a command's standard input comes from; it matters when the
@@ -36,15 +36,27 @@ pub struct Walker {
     depth: usize,
     /// Functions defined so far: calling one runs a body already inspected.
     functions: HashSet<String>,
+    /// The planted defect the inspection reproduces, if any.
+    pub mutant: Option<Mutant>,
+    /// Inside a command that `find -exec`, `xargs` or `fd -x` run once per
+    /// file found: a per-file change there covers a whole tree.
+    pub many_files: bool,
 }
 
 impl Walker {
-    pub fn new() -> Self {
+    pub fn new(mutant: Option<Mutant>) -> Self {
         Walker {
             options: ParserOptions::default(),
             depth: 0,
             functions: HashSet::new(),
+            mutant,
+            many_files: false,
         }
+    }
+
+    /// Whether the planted defect `m` is active.
+    pub fn planted(&self, m: Mutant) -> bool {
+        self.mutant == Some(m)
     }
 
     /// Inspects shell source text at the current depth, on a stack with
@@ -83,6 +95,14 @@ impl Walker {
         let found = self.source(text);
         self.depth -= 1;
         self.functions = saved;
+        found
+    }
+
+    /// Runs `f` for a command run once per file found.
+    pub fn per_file<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = std::mem::replace(&mut self.many_files, true);
+        let found = f(self);
+        self.many_files = saved;
         found
     }
 
@@ -317,7 +337,7 @@ impl Walker {
                             if on_stdin(fd) {
                                 *stdin = Stdin::File;
                             }
-                            if is_sensitive(&path.text) {
+                            if secrets::names_secret(&path) {
                                 out.push(sensitive(read("reads a file"), secret(&path)));
                             }
                         }
@@ -396,7 +416,7 @@ impl Walker {
                 ),
             )
         };
-        if is_sensitive(&path.text) {
+        if secrets::names_secret(path) {
             found = sensitive(found, secret(path));
         }
         out.push(found);

@@ -1,0 +1,161 @@
+//! Build and package tools run code the command line does not show
+//! (RBV-SH-013): build scripts, recipes, lifecycle scripts, test fixtures.
+//! Whether that is acceptable is the T axis: the workspace is the user's
+//! project, trusted while nothing untrusted has entered the session, so
+//! the development loop on it is a reversible local write (auto). Once
+//! the session has ingested untrusted content (a fetched page, a cloned
+//! repository), the same build runs code nobody vouched for: the input
+//! is untrusted and Rule-of-Two (untrusted + state change) escalates.
+//!
+//! What the workspace does not vouch for is unknown code and escalates in
+//! any session: a package run by name from a registry (`npx pkg`, `go run
+//! mod@version`), a makefile or directory outside the workspace, a
+//! command handed to the tool (`bundle exec CMD`, `cmake -E`); publishing
+//! reaches third parties.
+
+use super::argv::{after_options, operands};
+use super::walk::{Stdin, Walker};
+use super::word::Arg;
+use super::{destroy, external, programs, read, unknown, write};
+use crate::classify::Inspection;
+use crate::mutant::Mutant;
+use rbv_protocol::Reversibility::Irreversible;
+
+/// Tools a prefix allowlist names (the `build-tool-prefix-allow` mutant).
+#[rustfmt::skip]
+const BUILD_TOOLS: &[&str] = &[
+    "npm", "npx", "pnpm", "yarn", "bun", "bunx", "pip", "pip3", "uv", "uvx", "poetry", "cargo",
+    "go", "make", "gmake", "bundle", "gradle", "mvn", "pytest", "cmake", "dotnet", "lerna",
+    "cabal", "mix", "tox",
+];
+
+/// Subcommands that publish what the tool built.
+const PUBLISHES: &[&str] = &[
+    "publish",
+    "upload",
+    "deploy",
+    "push",
+    "yank",
+    "unpublish",
+    "hex.publish",
+];
+
+/// The build-tool reading of `name`, where it differs from the generic
+/// development-tool table; `None` leaves the decision to that table.
+pub fn classify(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<Inspection> {
+    if w.planted(Mutant::BuildToolPrefixAllow) && BUILD_TOOLS.contains(&name) {
+        return Some(write(format!("`{name}` is an allowed build tool")));
+    }
+    let ops = operands(args);
+    let op = |i: usize| ops.get(i).map_or("", |a| a.text.as_str());
+    let found = match name {
+        "bundle" if op(0) == "exec" => {
+            let at = args
+                .iter()
+                .position(|a| a.text == "exec")
+                .map_or(0, |p| p + 1);
+            let rest = after_options(&args[at..], &["--gemfile"]);
+            if rest.is_empty() {
+                unknown("`bundle exec` without a command")
+            } else {
+                programs::classify(w, rest, stdin)
+            }
+        }
+        "cmake" if args.first().is_some_and(|a| a.text == "-E") => cmake_tool(w, &args[1..], stdin),
+        "cmake" if args.iter().any(|a| a.text == "-P") => {
+            unknown("`cmake -P` runs a CMake script that is not inspected")
+        }
+        "dotnet" => match (op(0), op(1)) {
+            ("nuget", "push" | "delete") => external("`dotnet nuget` changes a package registry"),
+            ("tool" | "workload" | "new", "install" | "update")
+            | ("add", "package")
+            | ("tool", "run" | "exec") => unknown(format!(
+                "`dotnet {} {}` brings in and may run third-party code",
+                op(0),
+                op(1)
+            )),
+            _ => write("`dotnet` builds or tests the workspace"),
+        },
+        "make" | "gmake" => return outside_workspace(name, args),
+        "go" if op(0) == "run" && ops.iter().any(|a| a.text.contains('@')) => {
+            unknown("`go run module@version` fetches a module and runs it")
+        }
+        "gradle"
+            if args
+                .iter()
+                .any(|a| a.text == "-I" || a.text.starts_with("--init-script")) =>
+        {
+            unknown("`gradle --init-script` runs a script from outside the build")
+        }
+        _ if super::tools::is_dev_tool(name)
+            && ops
+                .iter()
+                .take(2)
+                .any(|a| PUBLISHES.contains(&a.text.as_str())) =>
+        {
+            external(format!("`{name} {}` publishes", op(0)))
+        }
+        _ => return None,
+    };
+    Some(found)
+}
+
+/// `make -f FILE`, `make -C DIR`: a makefile outside the workspace (an
+/// absolute path, the home directory, a parent, stdin) is not the
+/// project's code.
+fn outside_workspace(name: &str, args: &[Arg]) -> Option<Inspection> {
+    let mut iter = args.iter();
+    while let Some(a) = iter.next() {
+        let t = a.text.as_str();
+        let value = match t {
+            "-f" | "--file" | "--makefile" | "-C" | "--directory" => {
+                iter.next().map(|v| (v.text.as_str(), v.resolved))
+            }
+            _ => ["--file=", "--makefile=", "--directory="]
+                .iter()
+                .find_map(|p| t.strip_prefix(p))
+                .map(|v| (v, a.resolved)),
+        };
+        if let Some((path, resolved)) = value {
+            let outside = !resolved
+                || path == "-"
+                || path.starts_with(['/', '~'])
+                || path.split('/').any(|part| part == "..");
+            if outside {
+                return Some(unknown(format!(
+                    "`{name} {t} {path}` runs a makefile from outside the workspace"
+                )));
+            }
+        }
+    }
+    None
+}
+
+/// `cmake -E TOOL …`: CMake's portable shell commands.
+fn cmake_tool(w: &mut Walker, args: &[Arg], stdin: &Stdin) -> Inspection {
+    let tool = args.first().map_or("", |a| a.text.as_str());
+    let rest = args.get(1..).unwrap_or(&[]);
+    match tool {
+        "echo" | "echo_append" | "capabilities" | "compare_files" | "environment" | "cat"
+        | "md5sum" | "sha1sum" | "sha224sum" | "sha256sum" | "sha384sum" | "sha512sum" | "true"
+        | "false" | "sleep" => read(format!("`cmake -E {tool}` reads")),
+        "copy" | "copy_directory" | "copy_if_different" | "make_directory" | "touch"
+        | "touch_nocreate" | "create_symlink" | "create_hardlink" | "rename" | "tar" => {
+            write(format!("`cmake -E {tool}` writes workspace files"))
+        }
+        "rm" | "remove" | "remove_directory" => destroy(
+            Irreversible,
+            format!("`cmake -E {tool}` deletes files; nothing keeps a copy"),
+        ),
+        "env" => {
+            let at = rest
+                .iter()
+                .position(|a| !(a.text.starts_with('-') || a.text.contains('=')))
+                .unwrap_or(rest.len());
+            programs::classify(w, &rest[at..], stdin)
+        }
+        "chdir" => programs::classify(w, rest.get(1..).unwrap_or(&[]), stdin),
+        "time" => programs::classify(w, rest, stdin),
+        _ => unknown(format!("`cmake -E {tool}` is not inspected")),
+    }
+}
