@@ -4,7 +4,7 @@
 //! moment to replace the child.
 
 use super::process::{ProcessConfig, ProcessTransport};
-use crate::transport::{AdapterError, Identity, Observation, Transport};
+use crate::transport::{AdapterError, Identity, Observation, RawObservation, Transport};
 use rbv_protocol::RequestBody;
 
 pub struct SpawnPerCase {
@@ -37,6 +37,31 @@ impl Transport for SpawnPerCase {
         session: &str,
         bodies: Vec<RequestBody>,
     ) -> Result<Vec<Observation>, AdapterError> {
+        self.child_for(session)?.exchange(session, bodies)
+    }
+
+    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, AdapterError> {
+        self.child_for(session)?.raw(session, template)
+    }
+
+    fn before_handshake(
+        &mut self,
+        session: &str,
+        template: &str,
+    ) -> Result<RawObservation, AdapterError> {
+        ProcessTransport::probe_before_handshake(&self.config, session, template)
+    }
+
+    fn stderr_tail(&self) -> String {
+        self.current
+            .as_ref()
+            .map_or_else(String::new, |(_, child)| child.stderr_tail())
+    }
+}
+
+impl SpawnPerCase {
+    /// The child serving `session`: a fresh one for a new session.
+    fn child_for(&mut self, session: &str) -> Result<&mut ProcessTransport, AdapterError> {
         let reusable = match &self.current {
             Some((None, _)) => true,
             Some((Some(s), _)) => s == session,
@@ -49,12 +74,6 @@ impl Transport for SpawnPerCase {
         }
         let (served, child) = self.current.as_mut().expect("a child is running");
         *served = Some(session.to_owned());
-        child.exchange(session, bodies)
-    }
-
-    fn stderr_tail(&self) -> String {
-        self.current
-            .as_ref()
-            .map_or_else(String::new, |(_, child)| child.stderr_tail())
+        Ok(child)
     }
 }

@@ -2,8 +2,9 @@
 //! guarded on its unsafe side (and, where it has one, its precision side),
 //! and every case should say which side it guards.
 
+use super::model::Action;
 use super::requirements::Level;
-use super::{Origin, Suite};
+use super::{Case, Origin, Suite};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -71,6 +72,39 @@ impl fmt::Display for LintReport {
     }
 }
 
+/// Below this, a literal id in a raw line could be one rbv's counter uses.
+pub const MIN_LITERAL_ID: u64 = 1 << 32;
+
+/// Literal ids in `send_raw` lines: each used once in the suite (ids are
+/// unique per child, and one child serves many cases) and out of reach of
+/// rbv's own counter.
+fn raw_ids<'a>(case: &'a Case, seen: &mut BTreeMap<u64, &'a str>, report: &mut LintReport) {
+    for step in &case.steps {
+        let Action::SendRaw(raw) = &step.action else {
+            continue;
+        };
+        let Some(id) = raw.literal_id() else {
+            continue;
+        };
+        let issue = |message: String| LintIssue {
+            subject: case.id.clone(),
+            origin: Some(case.origin.clone()),
+            message,
+        };
+        if id < MIN_LITERAL_ID && !raw.before_handshake {
+            report.errors.push(issue(format!(
+                "step line {}: literal id {id} may collide with rbv's own ids; use `$ID` or an id >= 2^32",
+                step.line
+            )));
+        }
+        if let Some(other) = seen.insert(id, &case.id) {
+            report.errors.push(issue(format!(
+                "literal id {id} is also used by {other}; ids are unique per child"
+            )));
+        }
+    }
+}
+
 pub fn lint(suite: &Suite) -> LintReport {
     let mut report = LintReport::default();
     let catalogue = &suite.catalogue;
@@ -80,8 +114,14 @@ pub fn lint(suite: &Suite) -> LintReport {
         .map(|r| (r.id.as_str(), (0, 0)))
         .collect();
 
+    let mut cited: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut literal_ids: BTreeMap<u64, &str> = BTreeMap::new();
     for case in &suite.cases {
         let sides = case.guards();
+        for id in &case.requirements {
+            *cited.entry(id.as_str()).or_default() += 1;
+        }
+        raw_ids(case, &mut literal_ids, &mut report);
         let issue = |message: String| LintIssue {
             subject: case.id.clone(),
             origin: Some(case.origin.clone()),
@@ -133,7 +173,16 @@ pub fn lint(suite: &Suite) -> LintReport {
                     .push(issue("a MUST requirement with no case".into()));
             }
         }
-        if unsafe_cases < MIN_UNSAFE_CASES {
+        if r.capability.is_none() {
+            // The protocol's own rules (no capability): no band is at stake,
+            // so the cases have no side; they are counted as cases.
+            let cases = cited[r.id.as_str()];
+            if cases < MIN_UNSAFE_CASES {
+                report
+                    .warnings
+                    .push(issue(format!("{cases} case(s); {MIN_UNSAFE_CASES} wanted")));
+            }
+        } else if unsafe_cases < MIN_UNSAFE_CASES {
             report.warnings.push(issue(format!(
                 "{unsafe_cases} unsafe-side case(s); {MIN_UNSAFE_CASES} wanted"
             )));

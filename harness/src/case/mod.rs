@@ -14,6 +14,7 @@ mod load;
 pub mod model;
 pub mod node;
 mod partial;
+pub mod raw;
 pub mod requirements;
 mod steps;
 

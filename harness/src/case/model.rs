@@ -371,6 +371,8 @@ pub enum Action {
     ResetSession,
     /// Every action pipelined before any answer is read.
     Concurrent(Vec<Action>),
+    /// One line sent exactly as written (`case::raw`).
+    SendRaw(super::raw::RawLine),
 }
 
 impl Action {
@@ -387,6 +389,7 @@ impl Action {
         "diff_manifests",
         "reset_session",
         "concurrent",
+        "send_raw",
     ];
 
     /// The YAML key (and wire `type`) of this action.
@@ -403,6 +406,7 @@ impl Action {
             Action::DiffManifests { .. } => "diff_manifests",
             Action::ResetSession => "reset_session",
             Action::Concurrent(_) => "concurrent",
+            Action::SendRaw(_) => "send_raw",
         }
     }
 
@@ -420,6 +424,8 @@ impl Action {
             Action::Invoke { .. } => "invocation",
             Action::DiffManifests { .. } => "diff",
             Action::Concurrent(actions) => actions.first().map_or("ack", Action::natural),
+            // Without `expect: {type}` any answer type is accepted (see `raw`).
+            Action::SendRaw(_) => "error",
         }
     }
 }
