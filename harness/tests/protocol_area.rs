@@ -188,3 +188,46 @@ fn literal_ids_in_raw_lines_are_unique_and_out_of_rbvs_range() {
         "{errors:#?}"
     );
 }
+
+/// `rbv fuzz --target protocol_decoder --impl CMD`: (exit code, stdout).
+fn fuzz_decoder(command: &str) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = Command::new(env!("CARGO_BIN_EXE_rbv"))
+        .args(["fuzz", "--target", "protocol_decoder", "--max-execs", "300"])
+        .args(["--time", "60s", "--impl", command, "--artifact-dir"])
+        .arg(dir.path())
+        .env_remove("RBV_IMPL")
+        .output()
+        .expect("run rbv fuzz");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn the_decoder_target_fuzzes_the_implementation_not_rbv() {
+    let rbv = env!("CARGO_BIN_EXE_rbv");
+    let (code, out) = fuzz_decoder(&format!("{rbv} adapter"));
+    assert_eq!(code, Some(0), "the reference has no finding:\n{out}");
+    if python().is_none() {
+        eprintln!("SKIPPED: no python3 to run the fragile adapter");
+        return;
+    }
+    let script = root().join("harness/tests/hostile/fragile_adapter.py");
+    for (mode, requirement) in [("bad-json", "RBV-PRO-001"), ("unknown-type", "RBV-PRO-001")] {
+        let (code, out) = fuzz_decoder(&format!(
+            "python3 {} {mode} -- {rbv} adapter",
+            script.display()
+        ));
+        assert_ne!(code, Some(0), "{mode}: no finding:\n{out}");
+        assert!(
+            out.contains(&format!("finding against {requirement}")),
+            "{mode}:\n{out}"
+        );
+        assert!(
+            out.contains("send_raw: "),
+            "{mode}: the finding is a case:\n{out}"
+        );
+    }
+}

@@ -64,7 +64,12 @@ impl Finding {
                  the rule keeps below escalation (precision).",
                 self.target
             ),
-            _ => String::new(),
+            FailKind::Mismatch => format!(
+                "\nreason: >-\n  Found by the {} fuzzer: no band is at stake; the answer breaks a rule \
+                 of the protocol itself.",
+                self.target
+            ),
+            FailKind::Under => String::new(),
         };
         format!(
             "id: {id}\ntitle: {title}\nrequirements: [{req}]\nsource: {{fuzz: {target}, artifact: \"{sha}\", found: \"{found}\"}}\ntags: [{tags}]{reason}\nsteps:\n{steps}",
