@@ -15,6 +15,9 @@ pub struct Finding {
     /// `Under` (unsafe) or `Over` (a prompt nobody needed).
     pub kind: FailKind,
     pub summary: String,
+    /// The generator family that built the input (the outermost one): with
+    /// the requirement and direction, what makes two findings the same.
+    pub family: String,
     /// The classifier input (statement, command line, URL), when there is one.
     pub payload: Option<String>,
     pub case: CaseDraft,
@@ -41,6 +44,12 @@ pub fn artifact_hash(bytes: &[u8]) -> (String, String) {
 }
 
 impl Finding {
+    /// What makes two findings the same bug: the generator family and the
+    /// oracle's reason (the rule broken, and which way).
+    pub fn key(&self) -> (&str, &str, FailKind) {
+        (&self.family, self.requirement, self.kind)
+    }
+
     /// The case id a promoted finding gets.
     pub fn case_id(&self, artifact: &[u8]) -> String {
         let (short, _) = artifact_hash(artifact);

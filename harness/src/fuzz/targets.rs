@@ -245,6 +245,7 @@ fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Opti
                     op_json(&t.a),
                     t.mutation
                 ),
+                family: format!("binding/{:?}", t.mutation),
                 payload: None,
                 case: CaseDraft {
                     area: "tokens",
@@ -271,6 +272,7 @@ fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Opti
                 requirement: req::TOKEN_SINGLE_USE,
                 kind: FailKind::Under,
                 summary: format!("a token was redeemed twice for {}", op_json(&t.a)),
+                family: "replay".into(),
                 payload: None,
                 case: CaseDraft {
                     area: "tokens",
@@ -297,6 +299,7 @@ fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Opti
                 requirement: req::TOKEN_HUMAN_ONLY,
                 kind: FailKind::Under,
                 summary: format!("a token was minted for a {} approver", kind.as_str()),
+                family: format!("minting/{}", kind.as_str()),
                 payload: None,
                 case: CaseDraft {
                     area: "tokens",
@@ -382,6 +385,13 @@ impl ClassifierProbe<'_> {
                 "{} answered {} for {:?} ({families})",
                 self.area, e.band, self.labeled.text
             ),
+            family: self
+                .labeled
+                .families
+                .first()
+                .copied()
+                .unwrap_or("plain")
+                .to_owned(),
             payload: Some(self.labeled.text.clone()),
             case: CaseDraft {
                 area: self.area,
@@ -541,6 +551,7 @@ fn protocol_decoder(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<O
         requirement,
         kind: FailKind::Mismatch,
         summary,
+        family: input.families.first().copied().unwrap_or("none").to_owned(),
         payload: Some(input.template.clone()),
         case: CaseDraft {
             area: "protocol",
