@@ -176,7 +176,7 @@ pub fn lint(suite: &Suite) -> LintReport {
         if r.capability.is_none() {
             // The protocol's own rules (no capability): no band is at stake,
             // so the cases have no side; they are counted as cases.
-            let cases = cited[r.id.as_str()];
+            let cases = cited.get(r.id.as_str()).copied().unwrap_or(0);
             if cases < MIN_UNSAFE_CASES {
                 report
                     .warnings
