@@ -259,6 +259,9 @@ def expect_bundle(value: Any, field: str) -> dict:
     return value
 
 
+OPERATION_KEYS = {"plugin", "id", "kind", "arguments", "trust", "actor"}
+OPERATION_KINDS = ["tool", "sql", "shell", "fetch"]
+
 EVENT_FIELDS = {
     "untrusted_content": {"source", "content"},
     "sensitive_data": {"what"},
@@ -356,6 +359,12 @@ class Adapter:
     def evaluate(self, session: str, op: Any) -> dict:
         if not isinstance(op, dict) or not isinstance(op.get("id"), str):
             raise BadRequest("`operation.id` must be a string")
+        # Requests are strict (PROTOCOL.md §2): an unknown key or a
+        # misspelled value is a bad request, never a guess.
+        expect_keys(op, {"id"}, OPERATION_KEYS)
+        for key, values in (("kind", OPERATION_KINDS), ("trust", TRUSTS)):
+            if key in op and op[key] not in values:
+                raise BadRequest(f"`operation.{key}` must be one of {values}")
         if op.get("kind", "tool") != "tool":
             return {"type": "unsupported", "message": f"no `{op['kind']}` inspector in this adapter"}
         state = self.session(session)

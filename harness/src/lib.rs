@@ -7,6 +7,7 @@ pub mod case;
 pub mod cli;
 pub mod embedded;
 pub mod fuzz;
+pub mod mutation;
 pub mod oracle;
 pub mod reporting;
 pub mod runner;

@@ -41,6 +41,32 @@ pub struct Observation {
     pub response: Result<Response, String>,
 }
 
+/// A line sent as written (a `send_raw` step) and its answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawObservation {
+    /// The line sent, its placeholders filled in.
+    pub sent: String,
+    pub answer: Observation,
+}
+
+/// `template` with `$ID` replaced by `id` and `$SESSION` by `session`, so
+/// that a raw line can carry the envelope rbv would have used (ids stay
+/// unique per child).
+pub fn fill_raw(template: &str, id: u64, session: &str) -> String {
+    template
+        .replace("$ID", &id.to_string())
+        .replace("$SESSION", session)
+}
+
+fn no_raw(what: &str) -> AdapterError {
+    AdapterError {
+        kind: ErrorKind::Protocol,
+        message: format!("this connection cannot send {what}"),
+        line: None,
+        stderr_tail: String::new(),
+    }
+}
+
 /// A failure to get answers at all. It becomes the case's error verdict.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AdapterError {
@@ -69,6 +95,28 @@ pub trait Transport {
     /// session and the sessions it names). Only a transport that gives each
     /// case a fresh implementation acts on it.
     fn begin_case(&mut self) {}
+
+    /// Sends `template` (placeholders filled by [`fill_raw`] with the next
+    /// id and `session`) as one line, exactly as written, and returns the
+    /// next line the implementation answers, whatever its id: nothing else
+    /// is in flight. The caller judges the answer's envelope.
+    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, AdapterError> {
+        let _ = (session, template);
+        Err(no_raw("raw lines"))
+    }
+
+    /// Starts a fresh instance of the implementation, sends `template` as
+    /// its first line (before any handshake), reads the answer, then checks
+    /// that a handshake still succeeds; the fresh instance is then dropped.
+    /// This connection is not touched.
+    fn before_handshake(
+        &mut self,
+        session: &str,
+        template: &str,
+    ) -> Result<RawObservation, AdapterError> {
+        let _ = (session, template);
+        Err(no_raw("a line before the handshake"))
+    }
 
     /// The tail of the implementation's stderr so far (its last lines,
     /// bounded), empty when it has none. The case engine attaches it to the

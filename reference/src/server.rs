@@ -79,13 +79,30 @@ impl Server {
     }
 
     /// Answers one line; a line that is not a valid request gets an `error`
-    /// echoing whatever `id` and `session` could be read.
+    /// echoing whatever `id` and `session` could be read, and a request type
+    /// this server does not know gets `unsupported` (PROTOCOL.md §5: an
+    /// honest "not here", not a verdict about the input).
     pub fn handle_line(&mut self, line: &str) -> String {
         match Request::from_line(line) {
             Ok(req) => self.handle(req).to_line(),
             Err(e) => {
                 let (id, session) = salvage_envelope(line);
-                Response::error(id, &session, "bad-request", e.to_string()).to_line()
+                let body = match &e {
+                    WireError::UnknownType(kind) => {
+                        ResponseBody::Unsupported(UnsupportedResponse {
+                            message: format!("`{kind}` is not a request type of protocol version {PROTOCOL_VERSION}"),
+                        })
+                    }
+                    WireError::Json(_) => ResponseBody::Error(ErrorResponse {
+                        code: "bad-json".into(),
+                        message: e.to_string(),
+                    }),
+                    _ => ResponseBody::Error(ErrorResponse {
+                        code: "bad-request".into(),
+                        message: e.to_string(),
+                    }),
+                };
+                Response { id, session, body }.to_line()
             }
         }
     }

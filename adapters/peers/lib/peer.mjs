@@ -62,13 +62,46 @@ function raiseToFloor(ev, floor) {
   return { ...ev, band: floor, decision: DECISION_OF[floor], reasons: [...ev.reasons, `client policy: floor ${floor}`] };
 }
 
-// Ids above 2^53 lose digits in JSON.parse and are answered as unreadable;
-// rbv numbers requests from 0 per child, far below that.
-function readEnvelope(msg) {
+// The raw text of the top-level `id` value of a line that JSON.parse
+// accepted, or null. JSON.parse turns numbers into doubles, and ids go up to
+// 2^64 - 1 (PROTOCOL.md §2): the id is read and echoed as text instead. The
+// last `id` key wins, as in JSON.parse.
+function topLevelIdText(line) {
+  let depth = 0;
+  let found = null;
+  let key = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (line[j] !== '"') j += line[j] === "\\" ? 2 : 1;
+      const text = line.slice(i, j + 1);
+      i = j;
+      let k = j + 1;
+      while (/\s/.test(line[k] || "")) k++;
+      key = depth === 1 && line[k] === ":" ? JSON.parse(text) : null;
+      if (key !== null) i = k;
+      continue;
+    }
+    if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+    else if (depth === 1 && key === "id" && !/[\s,]/.test(c)) {
+      const m = /^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(line.slice(i));
+      found = m ? m[0] : null;
+      if (m) i += m[0].length - 1;
+      key = null;
+    }
+  }
+  return found;
+}
+
+// The id (as its digits) and session to echo, as far as they can be read.
+function readEnvelope(msg, line) {
   if (msg === null || typeof msg !== "object" || Array.isArray(msg)) return [null, ""];
-  const id = Number.isSafeInteger(msg.id) && msg.id >= 0 ? msg.id : null;
+  const text = typeof msg.id === "number" ? topLevelIdText(line) : null;
+  const ok = text !== null && /^(0|[1-9][0-9]*)$/.test(text) && BigInt(text) < 2n ** 64n;
   const session = typeof msg.session === "string" ? msg.session : "";
-  return [id, session];
+  return [ok ? text : null, session];
 }
 
 function checkOperation(op) {
@@ -100,7 +133,9 @@ export function serve(peer) {
   // The client policy of each session (`set_policy` floors): the only
   // state the adapters keep. It is glue around the peer, not the peer.
   const floors = new Map();
-  const write = (obj) => realWrite(JSON.stringify(obj) + "\n");
+  // The id is its digits (see readEnvelope), spliced in as a number.
+  const write = ({ id, ...rest }) =>
+    realWrite(`{"id":${id === null || id === undefined ? "null" : id},${JSON.stringify(rest).slice(1)}\n`);
 
   async function answer(line) {
     let msg;
@@ -109,7 +144,7 @@ export function serve(peer) {
     } catch (e) {
       return { id: null, session: "", type: "error", code: "bad-json", message: String(e.message) };
     }
-    const [id, session] = readEnvelope(msg);
+    const [id, session] = readEnvelope(msg, line);
     const error = (code, message) => ({ id, session, type: "error", code, message });
     if (msg === null || typeof msg !== "object" || Array.isArray(msg)) return error("bad-request", "a request is a JSON object");
     if (id === null) return error("bad-request", "`id` must be an integer in 0..2^64");

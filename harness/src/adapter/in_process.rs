@@ -1,13 +1,16 @@
 //! The reference linked in: the same `Transport` seam without pipes, for
 //! the mutant test and for fast checks of the suite itself.
 
-use crate::transport::{AdapterError, Identity, Observation, Transport};
+use crate::transport::{fill_raw, AdapterError, Identity, Observation, RawObservation, Transport};
 use crate::verdict::ErrorKind;
 use rbv_protocol::{Request, RequestBody, Response};
 use rbv_reference::{Mutant, Profile, Server};
 
 pub struct InProcess {
     server: Server,
+    /// What a fresh server (`before_handshake`) is made of.
+    mutant: Option<Mutant>,
+    profile: Profile,
     identity: Identity,
     next_id: u64,
 }
@@ -22,15 +25,66 @@ impl InProcess {
         let identity = Identity::from_handshake(server.handshake());
         InProcess {
             server,
+            mutant,
+            profile,
             identity,
             next_id: 0,
         }
     }
 }
 
+/// One answer line of the reference, observed as a child's would be.
+fn observe(line: String) -> Observation {
+    let value: serde_json::Value = serde_json::from_str(&line).expect("the reference writes JSON");
+    let response = Response::from_json(&value).map_err(|e| e.to_string());
+    Observation {
+        line,
+        value,
+        response,
+    }
+}
+
 impl Transport for InProcess {
     fn identity(&self) -> &Identity {
         &self.identity
+    }
+
+    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, AdapterError> {
+        self.next_id += 1;
+        let sent = fill_raw(template, self.next_id, session);
+        let answer = observe(self.server.handle_line(&sent));
+        Ok(RawObservation { sent, answer })
+    }
+
+    fn before_handshake(
+        &mut self,
+        session: &str,
+        template: &str,
+    ) -> Result<RawObservation, AdapterError> {
+        let mut fresh = Server::with_profile(self.mutant, self.profile);
+        let sent = fill_raw(template, 1, session);
+        let answer = observe(fresh.handle_line(&sent));
+        let handshake = Request {
+            id: 2,
+            session: "handshake".into(),
+            body: RequestBody::Handshake(rbv_protocol::HandshakeRequest {
+                protocol_version: rbv_protocol::PROTOCOL_VERSION,
+                harness: "rbv (in process)".into(),
+            }),
+        };
+        let after = fresh.handle_line(&handshake.to_line());
+        if !matches!(
+            observe(after.clone()).response.map(|r| r.body.kind()),
+            Ok("handshake")
+        ) {
+            return Err(AdapterError {
+                kind: ErrorKind::Protocol,
+                message: "the handshake after a request before it did not succeed".into(),
+                line: Some(after),
+                stderr_tail: String::new(),
+            });
+        }
+        Ok(RawObservation { sent, answer })
     }
 
     fn exchange(

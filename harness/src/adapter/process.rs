@@ -13,7 +13,7 @@
 
 use super::interrupt;
 use super::lines::{truncate, Line, LineReader, LineSplitter, Tail, MAX_LINE, SHOWN_PREFIX};
-use crate::transport::{AdapterError, Identity, Observation, Transport};
+use crate::transport::{fill_raw, AdapterError, Identity, Observation, RawObservation, Transport};
 use crate::verdict::ErrorKind;
 use crossbeam_channel::{bounded, Receiver};
 use rbv_protocol::{HandshakeRequest, Request, RequestBody, Response, ResponseBody};
@@ -90,6 +90,8 @@ pub struct ProcessTransport {
     /// Set after any error: the stream may be out of step, so the child is
     /// not asked again.
     broken: Option<AdapterError>,
+    /// How it was started, to start a fresh one (`before_handshake`).
+    config: ProcessConfig,
 }
 
 fn spawn_error(command: &str, e: io::Error) -> AdapterError {
@@ -104,6 +106,32 @@ fn spawn_error(command: &str, e: io::Error) -> AdapterError {
 impl ProcessTransport {
     /// Starts the child and performs the handshake.
     pub fn spawn(config: &ProcessConfig) -> Result<Self, AdapterError> {
+        let mut transport = Self::start(config)?;
+        transport.identity = transport.handshake(&config.harness)?;
+        Ok(transport)
+    }
+
+    /// Starts a fresh child, sends `template` as its first line, then the
+    /// handshake (see `Transport::before_handshake`).
+    pub fn probe_before_handshake(
+        config: &ProcessConfig,
+        session: &str,
+        template: &str,
+    ) -> Result<RawObservation, AdapterError> {
+        let mut fresh = Self::start(config)?;
+        let raw = fresh.raw(session, template)?;
+        fresh.handshake(&config.harness).map_err(|e| AdapterError {
+            message: format!(
+                "the handshake after a request before it failed: {}",
+                e.message
+            ),
+            ..e
+        })?;
+        Ok(raw)
+    }
+
+    /// Starts the child; no handshake yet.
+    fn start(config: &ProcessConfig) -> Result<Self, AdapterError> {
         let mut command = Command::new("sh");
         command
             .arg("-c")
@@ -149,7 +177,7 @@ impl ProcessTransport {
             })
             .expect("spawn stderr drain");
 
-        let mut transport = ProcessTransport {
+        Ok(ProcessTransport {
             child,
             stdin: Some(stdin),
             stdout,
@@ -162,9 +190,8 @@ impl ProcessTransport {
             timeout: config.timeout,
             validate: config.validate.clone(),
             broken: None,
-        };
-        transport.identity = transport.handshake(&config.harness)?;
-        Ok(transport)
+            config: config.clone(),
+        })
     }
 
     fn handshake(&mut self, harness: &str) -> Result<Identity, AdapterError> {
@@ -291,6 +318,44 @@ impl ProcessTransport {
                 response,
             },
         ))
+    }
+
+    /// Writes `batch` and returns the next line the child answers (raw
+    /// lines go one at a time, so the next line is the answer).
+    fn next_answer(&mut self, batch: &[u8]) -> Result<String, AdapterError> {
+        let mut sent = 0;
+        let deadline = Instant::now() + self.timeout;
+        self.write_some(batch, &mut sent);
+        loop {
+            match self.splitter.next_line() {
+                Some(Line::Text(text)) => return Ok(text),
+                Some(Line::Oversized { prefix }) => {
+                    let message = format!("a line longer than {MAX_LINE} bytes");
+                    let line = format!("{prefix}…");
+                    return Err(self.fail(ErrorKind::Garbage, message, Some(&line)));
+                }
+                Some(Line::Eof) => {
+                    let message = "the child closed stdout instead of answering".to_owned();
+                    return Err(self.fail(ErrorKind::Crash, message, None));
+                }
+                Some(Line::Failed(e)) => {
+                    return Err(self.fail(ErrorKind::Crash, format!("reading stdout: {e}"), None))
+                }
+                None => {}
+            }
+            self.write_some(batch, &mut sent);
+            match self.read_some() {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(e) => {
+                    return Err(self.fail(ErrorKind::Crash, format!("reading stdout: {e}"), None))
+                }
+            }
+            if !self.wait(sent < batch.len() && self.stdin.is_some(), deadline) {
+                let message = format!("no answer within {} ms", self.timeout.as_millis());
+                return Err(self.fail(ErrorKind::Timeout, message, None));
+            }
+        }
     }
 
     /// Writes what it can of `batch[*sent..]` without blocking. A child
@@ -455,6 +520,47 @@ impl Transport for ProcessTransport {
 
     fn stderr_tail(&self) -> String {
         ProcessTransport::stderr_tail(self)
+    }
+
+    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, AdapterError> {
+        if let Some(error) = &self.broken {
+            let mut error = error.clone();
+            error.message = format!("the implementation failed earlier: {}", error.message);
+            return Err(error);
+        }
+        self.next_id += 1;
+        let sent = fill_raw(template, self.next_id, session);
+        let mut batch = sent.clone().into_bytes();
+        batch.push(b'\n');
+        let text = self.next_answer(&batch)?;
+        let value: Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                return Err(self.fail(ErrorKind::Garbage, format!("not JSON: {e}"), Some(&text)))
+            }
+        };
+        if let Some(validate) = self.validate.clone() {
+            if let Err(violations) = validate(&value) {
+                let message = format!("protocol violation: {}", violations.join("; "));
+                return Err(self.fail(ErrorKind::Protocol, message, Some(&text)));
+            }
+        }
+        let response = Response::from_json(&value).map_err(|e| e.to_string());
+        let answer = Observation {
+            line: text,
+            value,
+            response,
+        };
+        Ok(RawObservation { sent, answer })
+    }
+
+    fn before_handshake(
+        &mut self,
+        session: &str,
+        template: &str,
+    ) -> Result<RawObservation, AdapterError> {
+        let config = self.config.clone();
+        ProcessTransport::probe_before_handshake(&config, session, template)
     }
 }
 

@@ -5,7 +5,7 @@
 //! session name changes.
 
 use super::process::{ProcessConfig, ProcessTransport};
-use crate::transport::{AdapterError, Identity, Observation, Transport};
+use crate::transport::{AdapterError, Identity, Observation, RawObservation, Transport};
 use rbv_protocol::RequestBody;
 
 pub struct SpawnPerCase {
@@ -19,7 +19,7 @@ pub struct SpawnPerCase {
 
 impl SpawnPerCase {
     /// Starts the first child (its handshake gives the identity); it serves
-    /// the first session.
+    /// the first case.
     pub fn spawn(config: &ProcessConfig) -> Result<Self, AdapterError> {
         let first = ProcessTransport::spawn(config)?;
         Ok(SpawnPerCase {
@@ -28,6 +28,20 @@ impl SpawnPerCase {
             current: Some((false, first)),
             stale: false,
         })
+    }
+
+    /// The child serving the current case: a fresh one once a case began
+    /// after the running child served another.
+    fn child(&mut self) -> Result<&mut ProcessTransport, AdapterError> {
+        if self.stale || self.current.is_none() {
+            // Kill the previous case's child before starting the next one.
+            self.current = None;
+            self.current = Some((false, ProcessTransport::spawn(&self.config)?));
+            self.stale = false;
+        }
+        let (served, child) = self.current.as_mut().expect("a child is running");
+        *served = true;
+        Ok(child)
     }
 }
 
@@ -45,15 +59,19 @@ impl Transport for SpawnPerCase {
         session: &str,
         bodies: Vec<RequestBody>,
     ) -> Result<Vec<Observation>, AdapterError> {
-        if self.stale || self.current.is_none() {
-            // Kill the previous case's child before starting the next one.
-            self.current = None;
-            self.current = Some((false, ProcessTransport::spawn(&self.config)?));
-            self.stale = false;
-        }
-        let (served, child) = self.current.as_mut().expect("a child is running");
-        *served = true;
-        child.exchange(session, bodies)
+        self.child()?.exchange(session, bodies)
+    }
+
+    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, AdapterError> {
+        self.child()?.raw(session, template)
+    }
+
+    fn before_handshake(
+        &mut self,
+        session: &str,
+        template: &str,
+    ) -> Result<RawObservation, AdapterError> {
+        ProcessTransport::probe_before_handshake(&self.config, session, template)
     }
 
     fn stderr_tail(&self) -> String {

@@ -170,7 +170,10 @@ fn path_of(action: &Action) -> Option<Path> {
         Action::Project(_) => Path::Project,
         Action::LoadPlugins(_) | Action::ValidateManifest(_) => Path::Manifest,
         Action::DiffManifests { .. } => Path::Diff,
-        Action::RecordEvent(_) | Action::SetPolicy(_) | Action::ResetSession => return None,
+        Action::RecordEvent(_)
+        | Action::SetPolicy(_)
+        | Action::ResetSession
+        | Action::SendRaw(_) => return None,
     })
 }
 

@@ -36,9 +36,10 @@ pub struct Exchange {
 }
 
 impl Exchange {
-    /// The request as JSON.
+    /// The request as JSON; a raw line that is not JSON (`send_raw`) as a
+    /// string.
     pub fn request_value(&self) -> Value {
-        serde_json::from_str(&self.request).expect("typed_json writes JSON")
+        serde_json::from_str(&self.request).unwrap_or_else(|_| Value::String(self.request.clone()))
     }
 }
 
@@ -49,7 +50,12 @@ pub struct CaseRun {
 }
 
 /// An answer the engine refuses; the implementation's stderr often says why.
-fn protocol(step: usize, message: String, line: Option<String>, stderr_tail: String) -> Verdict {
+pub(super) fn protocol(
+    step: usize,
+    message: String,
+    line: Option<String>,
+    stderr_tail: String,
+) -> Verdict {
     Verdict::Error(ErrorVerdict {
         kind: ErrorKind::Protocol,
         step: Some(step),
@@ -59,7 +65,7 @@ fn protocol(step: usize, message: String, line: Option<String>, stderr_tail: Str
     })
 }
 
-fn failure(step: usize, what: &str, m: Missed) -> Verdict {
+pub(super) fn failure(step: usize, what: &str, m: Missed) -> Verdict {
     let expected = serde_json::to_string_pretty(&m.expected).unwrap_or_default() + "\n";
     let observed = serde_json::to_string_pretty(&m.observed).unwrap_or_default() + "\n";
     let diff = similar::TextDiff::from_lines(&expected, &observed)
@@ -161,6 +167,7 @@ pub(crate) fn bodies(
             new: new.clone(),
         }),
         Action::ResetSession => RequestBody::ResetSession(ResetSessionRequest {}),
+        Action::SendRaw(_) => unreachable!("raw lines are sent by `raw::run`"),
         Action::Concurrent(actions) => {
             let mut all = Vec::new();
             for a in actions {
@@ -368,6 +375,9 @@ fn run_step(
     let session = sessions.enter(step, number, transport, run)?;
     let session = session.as_str();
     let what = step.action.key();
+    if let Action::SendRaw(line) = &step.action {
+        return super::raw::run(step, line, number, transport, session, captures, run);
+    }
     let batch = bodies(&step.action, captures).map_err(|message| {
         failure(
             number,

@@ -15,6 +15,7 @@ mod load;
 pub mod model;
 pub mod node;
 mod partial;
+pub mod raw;
 pub mod requirements;
 pub mod show;
 mod steps;

@@ -398,6 +398,8 @@ pub enum Action {
     ResetSession,
     /// Every action pipelined before any answer is read.
     Concurrent(Vec<Action>),
+    /// One line sent exactly as written (`case::raw`).
+    SendRaw(super::raw::RawLine),
 }
 
 impl Action {
@@ -414,6 +416,7 @@ impl Action {
         "diff_manifests",
         "reset_session",
         "concurrent",
+        "send_raw",
     ];
 
     /// The YAML key (and wire `type`) of this action.
@@ -430,6 +433,7 @@ impl Action {
             Action::DiffManifests { .. } => "diff_manifests",
             Action::ResetSession => "reset_session",
             Action::Concurrent(_) => "concurrent",
+            Action::SendRaw(_) => "send_raw",
         }
     }
 
@@ -447,6 +451,8 @@ impl Action {
             Action::Invoke { .. } => "invocation",
             Action::DiffManifests { .. } => "diff",
             Action::Concurrent(actions) => actions.first().map_or("ack", Action::natural),
+            // Without `expect: {type}` any answer type is accepted (see `raw`).
+            Action::SendRaw(_) => "error",
         }
     }
 }

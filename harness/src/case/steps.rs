@@ -168,6 +168,13 @@ fn action(
             Kind::Map(m) if m.is_empty() => Action::ResetSession,
             _ => return Err(NodeError::at(value.pos, "`reset_session` takes `{}`")),
         },
+        "send_raw" if nested => {
+            return Err(NodeError::at(
+                key.pos,
+                "`send_raw` is not pipelined (it goes alone)",
+            ));
+        }
+        "send_raw" => Action::SendRaw(super::raw::RawLine::from_node(value)?),
         "concurrent" if nested => {
             return Err(NodeError::at(key.pos, "`concurrent` does not nest"));
         }
@@ -311,6 +318,9 @@ fn step(ctx: &StepCtx, node: &Node, captures: &mut BTreeSet<String>) -> Result<S
         if matches!(act, Action::Concurrent(_)) {
             return Err(NodeError::at(c.pos, "a concurrent step cannot capture"));
         }
+        if matches!(act, Action::SendRaw(_)) {
+            return Err(NodeError::at(c.pos, "a `send_raw` step cannot capture"));
+        }
         if let Some((name, _)) = capture
             .iter()
             .find(|(_, p)| p.split('.').any(str::is_empty))
@@ -409,7 +419,10 @@ pub(crate) fn action_needs(action: &Action, out: &mut BTreeSet<Capability>) {
             out.insert(Capability::Tokens);
             actions.iter().for_each(|a| action_needs(a, out));
         }
-        Action::SetPolicy(_) | Action::RecordEvent(_) | Action::ResetSession => {}
+        Action::SetPolicy(_)
+        | Action::RecordEvent(_)
+        | Action::ResetSession
+        | Action::SendRaw(_) => {}
     }
 }
 

@@ -5,6 +5,7 @@ use crate::adapter::{Connect, ProcessConfig, Target as AdapterTarget};
 use crate::fuzz::driver::{drive, Options};
 use crate::fuzz::promote::{promote, today};
 use crate::fuzz::{targets, InProcess, OverTransport, Subject, TARGETS};
+use crate::verdict::FailKind;
 use anyhow::{anyhow, bail, Context};
 use rbv_protocol::Capability;
 use rbv_reference::Mutant;
@@ -59,9 +60,15 @@ pub struct FuzzArgs {
     /// (url_loopback: WHATWG, Python, urllib3, libcurl, Go; `rbv oracle url`).
     #[arg(long)]
     pub parsers: bool,
-    /// Where to keep the bytes of each finding (for `rbv promote`).
+    /// Where to keep the bytes of each finding (for `rbv promote`), with
+    /// the case it became (`<artifact>.yaml`, for `promote --no-reproduce`).
     #[arg(long, value_name = "DIR", default_value = "rbv-fuzz-artifacts")]
     pub artifact_dir: PathBuf,
+    /// Show and keep at most this many distinct findings in full (each the
+    /// first of its generator family and oracle reason); the others are
+    /// only counted in the summary.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub max_findings: usize,
     /// Write the target's seed corpus into DIR and exit (no fuzzing).
     #[arg(long, value_name = "DIR")]
     pub write_seeds: Option<PathBuf>,
@@ -79,6 +86,11 @@ pub struct PromoteArgs {
     /// The repository root that holds `cases/` and `corpora/`.
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
+    /// Do not rerun the target against the subject (the bug may be fixed
+    /// by now): promote the case `rbv fuzz` recorded next to the artifact
+    /// (`<artifact>.yaml`), after checking that the reference passes it.
+    #[arg(long, conflicts_with_all = ["implementation", "mutant"])]
+    pub no_reproduce: bool,
 }
 
 /// `60s`, `2m`, `1h`, `500ms`, or bare seconds.
@@ -201,15 +213,19 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
         std::fs::create_dir_all(&args.artifact_dir)
             .with_context(|| args.artifact_dir.display().to_string())?;
     }
-    for found in &outcome.found {
+    for found in outcome.found.iter().take(args.max_findings) {
         let (short, _) = crate::fuzz::finding::artifact_hash(&found.artifact);
         let path = args.artifact_dir.join(format!("{}-{short}", target.name));
+        let yaml = found.finding.to_yaml(&found.artifact, &date);
         std::fs::write(&path, &found.artifact).with_context(|| path.display().to_string())?;
+        let recorded = recorded_case(&path);
+        std::fs::write(&recorded, &yaml).with_context(|| recorded.display().to_string())?;
         println!("# {}", found.finding);
         println!(
-            "# found after {} execs ({:.1} ms); artifact: {}",
+            "# found after {} execs ({:.1} ms), {} exec(s) of its kind; artifact: {}",
             found.after_execs,
             found.after.as_secs_f64() * 1000.0,
+            found.count,
             path.display()
         );
         if let (Some(pg), Some(sql)) = (&cluster, &found.finding.payload) {
@@ -228,12 +244,15 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
             }
         }
         println!(
-            "# promote: rbv promote --target {} {}{}",
+            "# promote: rbv promote --target {} {}{}   (after a fix: --no-reproduce)",
             target.name,
             path.display(),
             subject_flags(&args.subject)
         );
-        println!("---\n{}", found.finding.to_yaml(&found.artifact, &date));
+        println!("---\n{yaml}");
+    }
+    if !outcome.found.is_empty() {
+        print!("{}", summary(&outcome.found, args.max_findings));
     }
     eprintln!(
         "rbv fuzz: {} execs in {:.1?} ({:.0} exec/s), {} finding(s)",
@@ -249,10 +268,68 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// Where `rbv fuzz` records the case a finding became, next to its bytes.
+fn recorded_case(artifact: &std::path::Path) -> PathBuf {
+    let mut name = artifact.as_os_str().to_owned();
+    name.push(".yaml");
+    PathBuf::from(name)
+}
+
+/// One line per distinct finding (family, rule, direction, count), the
+/// ones past `shown` marked as not kept.
+fn summary(found: &[crate::fuzz::driver::Found], shown: usize) -> String {
+    let mut out = format!("# {} distinct finding(s):\n", found.len());
+    for (i, f) in found.iter().enumerate() {
+        let (family, requirement, kind) = f.finding.key();
+        let kept = if i < shown {
+            ""
+        } else {
+            "  (not kept: --max-findings)"
+        };
+        out.push_str(&format!(
+            "#   {family:<28} {requirement:<12} {:<9} x{}{kept}\n",
+            match kind {
+                FailKind::Under => "unsafe",
+                FailKind::Over => "precision",
+                FailKind::Mismatch => "mismatch",
+            },
+            f.count
+        ));
+    }
+    out
+}
+
+/// The hint that shows a promoted case in the suite: the new file is in
+/// `ROOT/cases`, not in the corpus built into rbv.
+fn run_hint(root: &std::path::Path, case_id: &str) -> String {
+    format!(
+        "rbv run --cases {} --filter {case_id}",
+        root.join("cases").display()
+    )
+}
+
 pub fn promote_cmd(args: PromoteArgs) -> anyhow::Result<ExitCode> {
     let target = target(&args.target)?;
     let bytes =
         std::fs::read(&args.artifact).with_context(|| args.artifact.display().to_string())?;
+    if args.no_reproduce {
+        let recorded = recorded_case(&args.artifact);
+        let yaml = std::fs::read_to_string(&recorded).with_context(|| {
+            format!(
+                "{} (`rbv fuzz` records the case of each finding there; without it, promote against the failing implementation)",
+                recorded.display()
+            )
+        })?;
+        let promoted = crate::fuzz::promote::promote_recorded(target, &bytes, &yaml, &args.root)
+            .map_err(|e| anyhow!(e))?;
+        println!("wrote {}", promoted.case_path.display());
+        println!("kept  {}", promoted.artifact_path.display());
+        println!(
+            "the reference passes it; run `{}` to see it in the suite",
+            run_hint(&args.root, &promoted.case_id)
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut subject = subject(&args.subject)?;
     let promoted =
         promote(target, &bytes, subject.as_mut(), &args.root, &today()).map_err(|e| anyhow!(e))?;
@@ -269,8 +346,8 @@ pub fn promote_cmd(args: PromoteArgs) -> anyhow::Result<ExitCode> {
         );
     }
     println!(
-        "the reference passes it; run `rbv run --filter {}` to see it in the suite",
-        promoted.finding.case_id(&bytes)
+        "the reference passes it; run `{}` to see it in the suite",
+        run_hint(&args.root, &promoted.finding.case_id(&bytes))
     );
     Ok(ExitCode::SUCCESS)
 }

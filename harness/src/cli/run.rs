@@ -58,6 +58,11 @@ pub struct RunArgs {
     /// the run, a listed case that passes does (stale baseline).
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
+    /// Run the selected cases against the built-in reference and every
+    /// planted mutant (in process) and say which mutants each case kills;
+    /// fails when the reference fails a selected case.
+    #[arg(long, conflicts_with_all = ["implementation", "mutant", "spawn_per_case", "validate_protocol", "report", "baseline"])]
+    pub all_mutants: bool,
 }
 
 /// The command line that serves the built-in reference: this very binary.
@@ -172,6 +177,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_HARNESS));
         }
     };
+    if args.all_mutants {
+        let options = RunOptions {
+            filters: args.filter.clone(),
+            jobs: args.jobs,
+        };
+        let kills = crate::mutation::kills(&suite.cases, &options);
+        super::output::emit(&kills.render());
+        return Ok(if kills.reference_fails.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(EXIT_FAILED)
+        });
+    }
     // Fail on a bad command line before anything runs.
     args.target(&Profile::default())?;
     // Read the baseline before running: a bad file is a usage error, and

@@ -39,13 +39,17 @@ pub struct Found {
     /// Execs and time until it was found.
     pub after_execs: u64,
     pub after: Duration,
+    /// How many execs found the same bug (same `Finding::key`), this one
+    /// included; only the first is kept.
+    pub count: u64,
 }
 
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub execs: u64,
     pub elapsed: Duration,
-    /// Distinct findings (by requirement, direction and case title).
+    /// Distinct findings (by generator family and oracle reason, see
+    /// `Finding::key`), each the first of its kind, with its count.
     pub found: Vec<Found>,
 }
 
@@ -74,17 +78,19 @@ pub fn drive(target: &Target, subject: &mut dyn Subject, options: &Options) -> O
         let Ok(Some(finding)) = checked else {
             continue;
         };
-        let key = |f: &Finding| (f.requirement, f.kind, f.case.title.clone());
-        if found.iter().all(|f| key(&f.finding) != key(&finding)) {
-            found.push(Found {
-                finding,
-                artifact: bytes,
-                after_execs: execs,
-                after: start.elapsed(),
-            });
-            if options.stop_at_first {
-                break;
-            }
+        if let Some(same) = found.iter_mut().find(|f| f.finding.key() == finding.key()) {
+            same.count += 1;
+            continue;
+        }
+        found.push(Found {
+            finding,
+            artifact: bytes,
+            after_execs: execs,
+            after: start.elapsed(),
+            count: 1,
+        });
+        if options.stop_at_first {
+            break;
         }
     }
     Outcome {

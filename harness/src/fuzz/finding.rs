@@ -16,6 +16,9 @@ pub struct Finding {
     /// `Under` (unsafe) or `Over` (a prompt nobody needed).
     pub kind: FailKind,
     pub summary: String,
+    /// The generator family that built the input (the outermost one): with
+    /// the requirement and direction, what makes two findings the same.
+    pub family: String,
     /// The classifier input (statement, command line, URL), when there is one.
     pub payload: Option<String>,
     pub case: CaseDraft,
@@ -42,6 +45,12 @@ pub fn artifact_hash(bytes: &[u8]) -> (String, String) {
 }
 
 impl Finding {
+    /// What makes two findings the same bug: the generator family and the
+    /// oracle's reason (the rule broken, and which way).
+    pub fn key(&self) -> (&str, &str, FailKind) {
+        (&self.family, self.requirement, self.kind)
+    }
+
     /// The case id a promoted finding gets.
     pub fn case_id(&self, artifact: &[u8]) -> String {
         let (short, _) = artifact_hash(artifact);
@@ -85,7 +94,12 @@ impl Finding {
                  the rule keeps below escalation (precision).",
                 self.target
             ),
-            _ => String::new(),
+            FailKind::Mismatch => format!(
+                "\nreason: >-\n  Found by the {} fuzzer: no band is at stake; the answer breaks a rule \
+                 of the protocol itself.",
+                self.target
+            ),
+            FailKind::Under => String::new(),
         };
         format!(
             "id: {id}\ntitle: {title}\nrequirements: [{req}]\nsource: {{fuzz: {target}, artifact: \"{sha}\", found: \"{found}\"}}\ntags: [{tags}]{reason}{profile}\nsteps:\n{steps}",

@@ -11,6 +11,7 @@ pub mod driver;
 pub mod finding;
 pub mod gen;
 pub mod oracle_manifest;
+pub mod oracle_protocol;
 pub mod oracle_secrets;
 pub mod promote;
 pub mod rng;

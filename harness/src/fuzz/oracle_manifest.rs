@@ -130,6 +130,7 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
         requirement,
         kind,
         summary,
+        family: "manifest".into(),
         payload: None,
         case: CaseDraft {
             area: "manifest",

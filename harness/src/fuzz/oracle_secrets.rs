@@ -46,6 +46,7 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
     Ok(Some(Finding {
         target: "shell_bypass",
         requirement: req::SHELL_SECRETS,
+        family: labeled.families.first().copied().unwrap_or("none").to_owned(),
         kind,
         summary: format!(
             "after a state change, shell answered {} for {:?} ({families}){}",

@@ -149,6 +149,79 @@ pub fn profile_conditions(
     Ok(conditions)
 }
 
+/// A case promoted from its recorded text (`rbv promote --no-reproduce`).
+#[derive(Debug)]
+pub struct PromotedRecord {
+    pub case_id: String,
+    pub case_path: PathBuf,
+    pub artifact_path: PathBuf,
+}
+
+/// Promotes the case `rbv fuzz` recorded for `artifact` without rerunning
+/// the target (the implementation may be fixed by now). The case must be
+/// a fuzz finding of `target` for exactly these bytes, and the reference
+/// must pass it: a case the reference fails is a bug of the oracle or of
+/// the reference, never a regression test.
+pub fn promote_recorded(
+    target: &Target,
+    artifact: &[u8],
+    yaml: &str,
+    root: &Path,
+) -> Result<PromotedRecord, String> {
+    let (short, sha) = artifact_hash(artifact);
+    let catalogue_path = root.join("cases").join(crate::case::CATALOGUE);
+    let catalogue = fs::read_to_string(&catalogue_path)
+        .map_err(|e| format!("{}: {e}", catalogue_path.display()))?;
+    let suite = crate::case::load_files(&[
+        (crate::case::CATALOGUE.to_owned(), catalogue),
+        ("recorded.yaml".to_owned(), yaml.to_owned()),
+    ])
+    .map_err(|errors| {
+        let shown: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        format!("the recorded case does not load:\n{}", shown.join("\n"))
+    })?;
+    let [case] = suite.cases.as_slice() else {
+        return Err(format!(
+            "the recorded case file holds {} cases, not one",
+            suite.cases.len()
+        ));
+    };
+    if case.source.fuzz.as_deref() != Some(target.name)
+        || case.source.artifact.as_deref() != Some(sha.as_str())
+    {
+        return Err(format!(
+            "the recorded case is not target {}'s finding for these bytes (source: fuzz {:?}, artifact {:?})",
+            target.name, case.source.fuzz, case.source.artifact
+        ));
+    }
+    let mut reference = crate::adapter::InProcess::new(None);
+    let run = crate::case::execute(case, &mut reference, "promote");
+    if !run.verdict.is_pass() {
+        return Err(format!(
+            "the reference does not pass the recorded case ({}): a bug in the reference or the oracle",
+            run.verdict.label()
+        ));
+    }
+    let case_path = root.join("cases").join(format!("{}.yaml", case.id));
+    let artifact_path = root
+        .join("corpora")
+        .join(target.name)
+        .join("regressions")
+        .join(&short);
+    for path in [&case_path, &artifact_path] {
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+    }
+    fs::write(&case_path, yaml).map_err(|e| format!("{}: {e}", case_path.display()))?;
+    fs::write(&artifact_path, artifact).map_err(|e| format!("{}: {e}", artifact_path.display()))?;
+    Ok(PromotedRecord {
+        case_id: case.id.clone(),
+        case_path,
+        artifact_path,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@ use crate::adapter::Connect;
 use crate::transport::Transport;
 use rbv_protocol::{Capability, Request, RequestBody, ResponseBody};
 use rbv_reference::{Mutant, Server};
+use serde_json::Value;
 
 /// One implementation under fuzzing. Every exec uses a fresh session.
 pub trait Subject {
@@ -29,6 +30,12 @@ pub trait Subject {
     }
 
     fn claims(&self, capability: Capability) -> bool;
+
+    /// Sends `template` as one line exactly as written (`$ID` and
+    /// `$SESSION` filled in, see `case::raw`): the line sent and the answer
+    /// as JSON. `Err` is a transport failure (the implementation died, hung
+    /// or wrote garbage).
+    fn raw(&mut self, session: &str, template: &str) -> Result<(String, Value), String>;
 
     /// Called after every exec: the sessions it used are not used again.
     fn end_exec(&mut self) {}
@@ -79,6 +86,14 @@ impl Subject for InProcess {
 
     fn claims(&self, _capability: Capability) -> bool {
         true
+    }
+
+    fn raw(&mut self, session: &str, template: &str) -> Result<(String, Value), String> {
+        self.next += 1;
+        let sent = crate::transport::fill_raw(template, self.next, session);
+        let answer = self.server.handle_line(&sent);
+        let value = serde_json::from_str(&answer).map_err(|e| format!("not JSON: {e}"))?;
+        Ok((sent, value))
     }
 
     fn end_exec(&mut self) {
@@ -197,6 +212,14 @@ impl Subject for OverTransport {
 
     fn claims(&self, capability: Capability) -> bool {
         self.transport.identity().capabilities.contains(&capability)
+    }
+
+    fn raw(&mut self, session: &str, template: &str) -> Result<(String, Value), String> {
+        let raw = self
+            .transport
+            .raw(session, template)
+            .map_err(|e| format!("{:?}: {}", e.kind, e.message))?;
+        Ok((raw.sent, raw.answer.value))
     }
 
     fn name(&self) -> String {

@@ -32,12 +32,20 @@ pub mod req {
     pub const SHELL_BUILD: &str = "RBV-SH-013";
     pub const SHELL_SECRETS: &str = "RBV-SH-014";
     pub const SHELL_PUSH: &str = "RBV-SH-015";
+    pub const PROTOCOL_SURVIVAL: &str = "RBV-PRO-001";
+    pub const PROTOCOL_ERROR: &str = "RBV-PRO-002";
+    pub const PROTOCOL_ECHO: &str = "RBV-PRO-003";
+    pub const PROTOCOL_UNKNOWN_TYPE: &str = "RBV-PRO-004";
     pub const ALL: &[&str] = &[
         SHELL_RUNS_PROGRAM,
         SHELL_MODES,
         SHELL_BUILD,
         SHELL_SECRETS,
         SHELL_PUSH,
+        PROTOCOL_SURVIVAL,
+        PROTOCOL_ERROR,
+        PROTOCOL_ECHO,
+        PROTOCOL_UNKNOWN_TYPE,
         TOKEN_BINDING,
         TOKEN_SINGLE_USE,
         TOKEN_HUMAN_ONLY,
@@ -253,6 +261,7 @@ fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Opti
                     op_json(&t.a),
                     t.mutation.describe()
                 ),
+                family: format!("binding/{:?}", t.mutation),
                 payload: None,
                 case: CaseDraft {
                     area: "tokens",
@@ -279,6 +288,7 @@ fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Opti
                 requirement: req::TOKEN_SINGLE_USE,
                 kind: FailKind::Under,
                 summary: format!("a token was redeemed twice for {}", op_json(&t.a)),
+                family: "replay".into(),
                 payload: None,
                 case: CaseDraft {
                     area: "tokens",
@@ -305,6 +315,7 @@ fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Opti
                 requirement: req::TOKEN_HUMAN_ONLY,
                 kind: FailKind::Under,
                 summary: format!("a token was minted for a {} approver", kind.as_str()),
+                family: format!("minting/{}", kind.as_str()),
                 payload: None,
                 case: CaseDraft {
                     area: "tokens",
@@ -392,6 +403,13 @@ impl ClassifierProbe<'_> {
                 e.band,
                 serde_json::Value::from(self.labeled.text.as_str())
             ),
+            family: self
+                .labeled
+                .families
+                .first()
+                .copied()
+                .unwrap_or("plain")
+                .to_owned(),
             payload: Some(self.labeled.text.clone()),
             case: CaseDraft {
                 area: self.area,
@@ -589,15 +607,7 @@ fn case_loader(u: &mut Unstructured, _subject: &mut dyn Subject) -> Result<Optio
     Ok(None)
 }
 
-/// Hostile answers never panic the decoder.
-fn protocol_decoder(u: &mut Unstructured, _subject: &mut dyn Subject) -> Result<Option<Finding>> {
-    let line = String::from_utf8_lossy(u.bytes(u.len())?).into_owned();
-    if let Ok(response) = Response::from_line(&line) {
-        // What decodes must encode and decode to the same message.
-        let again =
-            Response::from_line(&response.to_line()).expect("a decoded response re-decodes");
-        assert_eq!(again, response, "decode(encode(x)) != x for {line:?}");
-    }
-    let _ = salvage_envelope(&line);
-    Ok(None)
+/// The implementation's decoder: see `oracle_protocol`.
+fn protocol_decoder(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
+    super::oracle_protocol::check(u, subject)
 }

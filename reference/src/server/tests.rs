@@ -108,6 +108,14 @@ fn garbage_gets_an_error_that_echoes_what_it_can() {
         (a["type"].as_str(), &a["id"], &a["session"]),
         (Some("error"), &json!(4), &json!("q"))
     );
+    let a: Value = serde_json::from_str(
+        &s.handle_line(r#"{"id":5,"session":"q","type":"teleport","to":"mars"}"#),
+    )
+    .unwrap();
+    assert_eq!(
+        (a["type"].as_str(), &a["id"], &a["session"]),
+        (Some("unsupported"), &json!(5), &json!("q"))
+    );
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 pub mod corpus;
 pub mod json;
+pub mod line;
 pub mod manifest;
 pub mod shell;
 pub mod shell_classes;

@@ -1,0 +1,167 @@
+//! Malformed and edge request lines for an implementation's decoder: a valid
+//! request template (with `$ID` and `$SESSION`, see `case::raw`) broken in
+//! one known way. What the answer must be is not labeled here: the oracle
+//! reads the line the way PROTOCOL.md §2 says (`protocol_decoder`), so that
+//! a break that happens to leave the line valid is judged as valid.
+
+use arbitrary::{Result, Unstructured};
+
+/// A request line to send raw, and the families that broke it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawInput {
+    /// The line, with `$ID` and `$SESSION` still to fill in.
+    pub template: String,
+    pub families: Vec<&'static str>,
+}
+
+/// Valid requests every implementation serves (no capability needed).
+const TEMPLATES: &[&str] = &[
+    r#"{"id":$ID,"session":"$SESSION","type":"reset_session"}"#,
+    r#"{"id":$ID,"session":"$SESSION","type":"evaluate","operation":{"id":"client:notes","arguments":{"n":18446744073709551617,"s":"caf\u00e9"},"trust":"untrusted","actor":"model"}}"#,
+    r#"{"id":$ID,"session":"$SESSION","type":"record_event","event":{"kind":"untrusted_content","source":"https://example.com","content":"hi"}}"#,
+    r#"{"id":$ID,"session":"$SESSION","type":"set_policy","floors":{"client:notes":"escalate"}}"#,
+    r#"{"id":$ID,"session":"$SESSION","type":"invoke","operation":{"id":"client:notes","kind":"tool"}}"#,
+];
+
+/// Enumerated values and their near misses.
+const MISSPELLINGS: &[(&str, &str)] = &[
+    ("\"escalate\"", "\"Escalate\""),
+    ("\"untrusted\"", "\"untrusted \""),
+    ("\"untrusted_content\"", "\"untrusted-content\""),
+    ("\"tool\"", "\"Tool\""),
+    ("\"model\"", "null"),
+    ("\"reset_session\"", "\"reset-session\""),
+    ("\"evaluate\"", "\"evaluate_operation\""),
+];
+
+/// Ids an implementation cannot read (out of range or not integers).
+const BAD_IDS: &[&str] = &[
+    "18446744073709551616",
+    "-1",
+    "1.5",
+    "\"$ID\"",
+    "null",
+    "true",
+    "[1]",
+    "99999999999999999999999",
+];
+
+/// Bytes a flip writes: JSON's structure, quotes, escapes, controls.
+const FLIPS: &[&str] = &[
+    "{", "}", "[", "]", ":", ",", "\"", "\\", "0", "x", " ", "\t", "\u{0}", "\u{1f}", "é",
+    "\u{fffd}",
+];
+
+fn flip(u: &mut Unstructured, line: &mut String) -> Result<()> {
+    let chars: Vec<char> = line.chars().collect();
+    let at = u.choose_index(chars.len())?;
+    let with = *u.choose(FLIPS)?;
+    let mut out: String = chars[..at].iter().collect();
+    match u.int_in_range(0..=2)? {
+        0 => out.push_str(with), // replace
+        1 => {
+            out.push_str(with); // insert
+            out.push(chars[at]);
+        }
+        _ => {} // delete
+    }
+    out.extend(&chars[at + 1..]);
+    *line = out;
+    Ok(())
+}
+
+/// One broken line.
+pub fn input(u: &mut Unstructured) -> Result<RawInput> {
+    let mut line = (*u.choose(TEMPLATES)?).to_owned();
+    let mut families = Vec::new();
+    let breaks = u.int_in_range(1..=2)?;
+    for _ in 0..breaks {
+        match u.int_in_range(0..=8)? {
+            0 => {
+                let cut = u.int_in_range(1..=line.len() - 1)?;
+                let cut = (0..=cut)
+                    .rev()
+                    .find(|i| line.is_char_boundary(*i))
+                    .unwrap_or(0);
+                line.truncate(cut.max(1));
+                families.push("truncated");
+            }
+            1 => {
+                for _ in 0..u.int_in_range(1..=3)? {
+                    flip(u, &mut line)?;
+                }
+                families.push("byte-flip");
+            }
+            2 => {
+                // An unknown key, at the top or inside the first object.
+                let key = *u.choose(&["force", "colour", "Type", "ID", "operation_id"])?;
+                let at = if u.ratio(1, 2)? {
+                    line.find(',').unwrap_or(1)
+                } else {
+                    line.rfind('}').unwrap_or(line.len())
+                };
+                line.insert_str(at, &format!(",\"{key}\":true"));
+                families.push("unknown-key");
+            }
+            3 => {
+                let present: Vec<&(&str, &str)> = MISSPELLINGS
+                    .iter()
+                    .filter(|(good, _)| line.contains(good))
+                    .collect();
+                if let Some((good, bad)) = present.get(u.choose_index(present.len().max(1))?) {
+                    line = line.replacen(good, bad, 1);
+                    families.push("misspelled-enum");
+                }
+            }
+            4 => {
+                let word =
+                    *u.choose(&["teleport", "handshake2", "evaluation", "RESET_SESSION", ""])?;
+                if let Some(start) = line.find("\"type\":\"") {
+                    let from = start + 8;
+                    let end = from + line[from..].find('"').unwrap_or(0);
+                    line.replace_range(from..end, word);
+                    families.push("unknown-type");
+                }
+            }
+            5 => {
+                line = line.replacen("$ID", u.choose(BAD_IDS)?, 1);
+                families.push("envelope-id");
+            }
+            6 => {
+                let (from, to) = *u.choose(&[
+                    ("\"session\":\"$SESSION\",", ""),
+                    ("\"$SESSION\"", "7"),
+                    ("\"type\":", "\"kind\":"),
+                    ("\"id\":$ID,", ""),
+                ])?;
+                line = line.replacen(from, to, 1);
+                families.push("envelope");
+            }
+            7 => {
+                line = match u.int_in_range(0..=2)? {
+                    0 => format!("[{line}]"),
+                    1 => format!("\"{}\"", line.replace('"', "\\\"")),
+                    _ => format!("{line}{line}"),
+                };
+                families.push("not-an-object");
+            }
+            _ => {
+                // Below serde_json's recursion limit (128), which is rbv's
+                // reading and not a rule of the protocol.
+                let depth = u.int_in_range(1..=100)?;
+                let nest = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+                line = line.replacen(":\"client:notes\"", &format!(":{nest}"), 1);
+                families.push("deep-nesting");
+            }
+        }
+    }
+    // One line: a newline would make two, and a blank line gets no answer.
+    line = line.replace(['\n', '\r'], " ");
+    if line.trim().is_empty() {
+        line = "}".into();
+    }
+    Ok(RawInput {
+        template: line,
+        families,
+    })
+}

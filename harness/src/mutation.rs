@@ -1,0 +1,145 @@
+//! `rbv run --all-mutants`: the selected cases against the in-process
+//! reference and every planted mutant, so that a contributor sees which
+//! mutants a new case kills and each mutant sees which cases kill it.
+//!
+//! A case kills a mutant when the reference passes it and the mutant does
+//! not (a failure or an error). Each case runs under its own profile, as
+//! `rbv run` runs the reference.
+
+use crate::adapter::Target;
+use crate::case::Case;
+use crate::runner::{run_per_profile, RunOptions};
+use crate::verdict::Verdict;
+use rbv_reference::Mutant;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Who kills whom, over the selected cases.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Kills {
+    /// Cases run, by id (sorted).
+    pub cases: Vec<String>,
+    /// Cases the reference itself does not pass, with the verdict's label:
+    /// they cannot count as kills.
+    pub reference_fails: Vec<(String, &'static str)>,
+    /// Per case, the mutants it kills (every case run is a key).
+    pub by_case: BTreeMap<String, Vec<Mutant>>,
+    /// Per mutant (all of them, in `Mutant::ALL` order), the cases that
+    /// kill it.
+    pub by_mutant: Vec<(Mutant, Vec<String>)>,
+}
+
+/// Runs `cases` (after `options.filters`) under the reference and under
+/// every mutant.
+pub fn kills(cases: &[Case], options: &RunOptions) -> Kills {
+    let verdicts = |mutant: Option<Mutant>| -> BTreeMap<String, Verdict> {
+        run_per_profile(cases, options, &|profile| {
+            Target::InProcess(mutant, *profile)
+        })
+        .results
+        .into_iter()
+        .map(|r| (r.id, r.verdict))
+        .collect()
+    };
+    let reference = verdicts(None);
+    let mut out = Kills {
+        cases: reference.keys().cloned().collect(),
+        ..Kills::default()
+    };
+    for (id, verdict) in &reference {
+        if matches!(verdict, Verdict::Fail(_) | Verdict::Error(_)) {
+            out.reference_fails.push((id.clone(), verdict.label()));
+        }
+        out.by_case.insert(id.clone(), Vec::new());
+    }
+    for &mutant in Mutant::ALL {
+        let mut killers = Vec::new();
+        for (id, verdict) in verdicts(Some(mutant)) {
+            let failed = matches!(verdict, Verdict::Fail(_) | Verdict::Error(_));
+            if failed && reference.get(&id).is_some_and(Verdict::is_pass) {
+                out.by_case.entry(id.clone()).or_default().push(mutant);
+                killers.push(id);
+            }
+        }
+        out.by_mutant.push((mutant, killers));
+    }
+    out
+}
+
+/// Above this many cases, the per-case lines list only cases that kill
+/// nothing (the rest is in the per-mutant counts).
+pub const PER_CASE_LINES: usize = 60;
+
+impl Kills {
+    /// The text `rbv run --all-mutants` prints.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        if self.cases.is_empty() {
+            return "rbv: no case matches the filter\n".into();
+        }
+        let width = self
+            .by_mutant
+            .iter()
+            .map(|(m, _)| m.name().len())
+            .max()
+            .unwrap_or(0);
+        let _ = writeln!(out, "mutants ({} cases run):", self.cases.len());
+        for (mutant, killers) in &self.by_mutant {
+            let example = killers
+                .first()
+                .map_or(String::new(), |k| format!(" (e.g. {k})"));
+            let _ = writeln!(
+                out,
+                "  {:<width$}  killed by {:>4} case(s){example}",
+                mutant.name(),
+                killers.len()
+            );
+        }
+        let all = self.cases.len() <= PER_CASE_LINES;
+        let idle = self.by_case.values().filter(|m| m.is_empty()).count();
+        if all {
+            let _ = writeln!(out, "cases:");
+        } else {
+            let _ = writeln!(
+                out,
+                "{idle} of {} cases kill no mutant (precision cases, or rules no mutant breaks); filter to list each case",
+                self.cases.len()
+            );
+        }
+        for (id, mutants) in &self.by_case {
+            let failed = self.reference_fails.iter().find(|(f, _)| f == id);
+            if let Some((_, label)) = failed {
+                let _ = writeln!(out, "  {id}: the reference does not pass it ({label})");
+            } else if all && mutants.is_empty() {
+                let _ = writeln!(out, "  {id}: kills no mutant");
+            } else if all {
+                let names: Vec<&str> = mutants.iter().map(|m| m.name()).collect();
+                let _ = writeln!(out, "  {id}: kills {}", names.join(", "));
+            }
+        }
+        let survivors: Vec<&str> = self
+            .by_mutant
+            .iter()
+            .filter(|(_, k)| k.is_empty())
+            .map(|(m, _)| m.name())
+            .collect();
+        let killed = self.by_mutant.len() - survivors.len();
+        let _ = write!(
+            out,
+            "rbv: {killed} of {} mutants killed",
+            self.by_mutant.len()
+        );
+        if !survivors.is_empty() {
+            let _ = write!(out, "; not by these cases: {}", survivors.join(", "));
+        }
+        if !self.reference_fails.is_empty() {
+            let _ = write!(
+                out,
+                "; the reference fails {} case(s)",
+                self.reference_fails.len()
+            );
+        }
+        out.push('\n');
+        out
+    }
+}

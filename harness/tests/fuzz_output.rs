@@ -1,0 +1,169 @@
+//! `rbv fuzz` output people can use: one finding per generator family and
+//! oracle reason (the rest counted), artifacts capped, and a finding that
+//! can be promoted after the bug is fixed (`promote --no-reproduce`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the harness crate sits in the workspace")
+        .to_path_buf()
+}
+
+fn rbv(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rbv"))
+        .args(args)
+        .env_remove("RBV_IMPL")
+        .env_remove("RBV_MUTANT")
+        .output()
+        .expect("run rbv")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn findings_are_deduplicated_capped_and_promotable_after_a_fix() {
+    let has_python = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_python {
+        eprintln!("SKIPPED: no python3 to run the fragile adapter");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let artifacts = dir.path().join("artifacts");
+    let fragile = format!(
+        "python3 {} bad-json -- {} adapter",
+        root()
+            .join("harness/tests/hostile/fragile_adapter.py")
+            .display(),
+        env!("CARGO_BIN_EXE_rbv")
+    );
+    let out = rbv(&[
+        "fuzz",
+        "--target",
+        "protocol_decoder",
+        "--impl",
+        &fragile,
+        "--max-execs",
+        "400",
+        "--max-findings",
+        "2",
+        "--artifact-dir",
+        artifacts.to_str().unwrap(),
+    ]);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    // Distinct by family and reason, each with its count; only two kept.
+    let summary: Vec<&str> = shown.lines().filter(|l| l.starts_with("#   ")).collect();
+    assert!(summary.len() > 2, "{shown}");
+    let mut keys: Vec<(&str, &str)> = summary
+        .iter()
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w[1], w[2])
+        })
+        .collect();
+    let all = keys.len();
+    keys.sort_unstable();
+    keys.dedup();
+    assert_eq!(keys.len(), all, "one line per family and reason:\n{shown}");
+    let counted: u64 = summary
+        .iter()
+        .filter_map(|l| {
+            l.split_whitespace()
+                .find_map(|w| w.strip_prefix('x')?.parse::<u64>().ok())
+        })
+        .sum();
+    assert!(
+        counted > summary.len() as u64,
+        "repeats are counted:\n{shown}"
+    );
+    assert_eq!(shown.matches("# promote: ").count(), 2, "{shown}");
+    assert_eq!(
+        summary.iter().filter(|l| l.contains("not kept")).count(),
+        all - 2
+    );
+    let mut kept: Vec<PathBuf> = std::fs::read_dir(&artifacts)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    kept.sort();
+    assert_eq!(kept.len(), 4, "two artifacts, each with its case: {kept:?}");
+
+    // The adapter is "fixed" (the reference): the finding no longer
+    // reproduces, and --no-reproduce promotes the recorded case.
+    let artifact = kept.iter().find(|p| p.extension().is_none()).unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join("cases")).unwrap();
+    std::fs::copy(
+        root().join("cases/REQUIREMENTS.yaml"),
+        repo.join("cases/REQUIREMENTS.yaml"),
+    )
+    .unwrap();
+    let artifact = artifact.to_str().unwrap();
+    let repo_arg = repo.to_str().unwrap();
+    let again = rbv(&[
+        "promote",
+        "--target",
+        "protocol_decoder",
+        artifact,
+        "--root",
+        repo_arg,
+    ]);
+    assert_ne!(again.status.code(), Some(0), "{}", text(&again));
+    assert!(
+        text(&again).contains("reproduces no finding"),
+        "{}",
+        text(&again)
+    );
+    let promoted = rbv(&[
+        "promote",
+        "--target",
+        "protocol_decoder",
+        artifact,
+        "--root",
+        repo_arg,
+        "--no-reproduce",
+    ]);
+    let said = text(&promoted);
+    assert_eq!(promoted.status.code(), Some(0), "{said}");
+    let hint = said
+        .lines()
+        .find_map(|l| {
+            l.split('`')
+                .nth(1)
+                .filter(|h| h.starts_with("rbv run --cases "))
+        })
+        .unwrap_or_else(|| panic!("no run hint with --cases:\n{said}"));
+    let args: Vec<&str> = hint.split_whitespace().skip(1).collect();
+    let run = rbv(&args);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert!(text(&run).contains("1 passed"), "{}", text(&run));
+    // A recorded case for other bytes is refused.
+    std::fs::write(format!("{artifact}.other"), b"other bytes").unwrap();
+    std::fs::copy(format!("{artifact}.yaml"), format!("{artifact}.other.yaml")).unwrap();
+    let wrong = rbv(&[
+        "promote",
+        "--target",
+        "protocol_decoder",
+        &format!("{artifact}.other"),
+        "--root",
+        repo_arg,
+        "--no-reproduce",
+    ]);
+    assert!(
+        text(&wrong).contains("not target protocol_decoder's finding for these bytes"),
+        "{}",
+        text(&wrong)
+    );
+}

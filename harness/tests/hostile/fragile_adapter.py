@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""A fragile adapter, for tests of the `protocol` area: it forwards every
+line to a real adapter (the command after `--`) and returns its answers,
+except on the kind of line its first argument names:
+
+  bad-json          exits on a line that is not JSON
+  unknown-type      exits on a request type it does not know
+  before-handshake  exits on a request that comes before the handshake
+  float-ids         reads ids as doubles, as JSON.parse does (and answers
+                    with the rounded id)
+  none              forwards everything (the control)
+
+Such an adapter judges every operation exactly as the real one does: only
+the protocol cases can tell them apart.
+"""
+import json
+import subprocess
+import sys
+
+KNOWN = {"handshake", "load_plugins", "validate_manifest", "project", "record_event",
+         "set_policy", "evaluate", "approve", "invoke", "diff_manifests", "reset_session"}
+
+
+def main():
+    mode, sep, command = sys.argv[1], sys.argv[2], sys.argv[3:]
+    assert sep == "--", "usage: fragile_adapter.py MODE -- COMMAND..."
+    child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    shaken = False
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            message = json.loads(line)
+        except ValueError:
+            if mode == "bad-json":
+                sys.exit("fragile: not JSON, giving up")
+            message = None
+        if isinstance(message, dict):
+            kind = message.get("type")
+            if mode == "unknown-type" and isinstance(kind, str) and kind not in KNOWN:
+                sys.exit(f"fragile: unknown type {kind!r}, giving up")
+            if mode == "before-handshake" and not shaken and kind != "handshake":
+                sys.exit("fragile: no handshake yet, giving up")
+            shaken = shaken or kind == "handshake"
+        child.stdin.write(line if line.endswith("\n") else line + "\n")
+        child.stdin.flush()
+        answer = child.stdout.readline()
+        if mode == "float-ids":
+            parsed = json.loads(answer)
+            if isinstance(parsed.get("id"), int):
+                parsed["id"] = int(float(parsed["id"]))
+            answer = json.dumps(parsed) + "\n"
+        sys.stdout.write(answer)
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
