@@ -73,4 +73,11 @@ pub trait Transport {
         // In-process implementations have no stderr.
         String::new()
     }
+
+    /// Called after each case: an answer that arrived since the case's
+    /// last one (a duplicate, or one nobody asked for) is that case's
+    /// protocol error. Never waits.
+    fn drain(&mut self) -> Result<(), AdapterError> {
+        Ok(())
+    }
 }

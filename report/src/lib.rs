@@ -12,6 +12,7 @@ pub mod diff;
 pub mod model;
 pub mod render;
 pub mod score;
+pub mod text;
 
 pub use baseline::{apply_baseline, Baseline, BaselineEntry, BaselineError};
 pub use model::*;

@@ -52,6 +52,13 @@ impl Transport for SpawnPerCase {
         child.exchange(session, bodies)
     }
 
+    fn drain(&mut self) -> Result<(), AdapterError> {
+        match self.current.as_mut() {
+            Some((_, child)) => child.drain(),
+            None => Ok(()),
+        }
+    }
+
     fn stderr_tail(&self) -> String {
         self.current
             .as_ref()

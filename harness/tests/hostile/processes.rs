@@ -1,0 +1,3 @@
+//! placeholder
+
+use super::*;
