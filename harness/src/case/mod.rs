@@ -8,6 +8,7 @@
 
 mod execute;
 mod expand;
+pub mod files;
 mod judge;
 pub mod lint;
 mod load;
