@@ -22,10 +22,12 @@ impl Identity {
             .iter()
             .filter_map(|c| c.parse().ok())
             .collect();
-        Identity {
+        let mut identity = Identity {
             handshake,
             capabilities,
-        }
+        };
+        crate::bounds::bound_identity(&mut identity);
+        identity
     }
 }
 

@@ -107,6 +107,8 @@ pub fn run_pool(
                     });
                 }
             }
+            let mut run = run;
+            crate::bounds::bound_result(&mut verdict, run.as_mut());
             if matches!(verdict, Verdict::Error(_)) {
                 // The stream may be out of step: kill (and reap)
                 // the child, start another for the next case.

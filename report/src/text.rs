@@ -65,6 +65,25 @@ pub fn terminal_lines(text: &str) -> impl Iterator<Item = String> + '_ {
     text.lines().map(terminal)
 }
 
+/// `text` with every hostile character but the newline and the tab shown
+/// as an escape: for blocks of several lines (a fenced block, a diff).
+pub fn visible(text: &str) -> String {
+    text.split('\n')
+        .map(terminal)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `text` with nothing a Markdown renderer (GitHub's) would make live:
+/// a zero-width space after each `@` (mentions, e-mail addresses) and in
+/// `://` and `www.` (bare links), hostile characters escaped.
+pub fn unlinked(text: &str) -> String {
+    visible(text)
+        .replace('@', "@\u{200b}")
+        .replace("://", ":\u{200b}//")
+        .replace("www.", "www\u{200b}.")
+}
+
 /// Whether XML 1.0 allows `c` in a document at all.
 pub fn xml_allowed(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
@@ -128,6 +147,14 @@ mod tests {
         assert!(!shown.contains('\n'));
         assert_eq!(terminal("plain\ttext é"), "plain\ttext é");
         assert_eq!(one_line("a\nb", 100), "a⏎b");
+    }
+
+    #[test]
+    fn markdown_text_mentions_and_links_nobody() {
+        let shown = unlinked("@octocat see https://evil.example and www.evil.example\u{202e}");
+        assert!(!shown.contains("@o") && !shown.contains("https://") && !shown.contains("www."));
+        assert!(shown.contains("\\u{202e}"));
+        assert_eq!(visible("a\n\u{1b}b"), "a\n\\x1bb");
     }
 
     #[test]

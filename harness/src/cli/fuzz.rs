@@ -189,7 +189,11 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
         let (short, _) = crate::fuzz::finding::artifact_hash(&found.artifact);
         let path = args.artifact_dir.join(format!("{}-{short}", target.name));
         std::fs::write(&path, &found.artifact).with_context(|| path.display().to_string())?;
-        println!("# {}", found.finding);
+        // A finding quotes the implementation's answers: escaped, and
+        // every line after rbv's `# `.
+        for line in rbv_report::text::terminal_lines(&found.finding.to_string()) {
+            println!("# {line}");
+        }
         println!(
             "# found after {} execs ({:.1} ms); artifact: {}",
             found.after_execs,

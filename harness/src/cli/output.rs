@@ -1,5 +1,11 @@
 //! What `rbv run` prints: one block per failing or erroring case, skips by
 //! reason, the failure breakdown, and the summary as the very last line.
+//!
+//! Everything an implementation wrote is shown escaped (`text::terminal`):
+//! no escape sequence, link or bidi control of its reaches the terminal or
+//! the CI log, and none of its text starts a line (a forged summary, a
+//! `::warning::` command): it follows rbv's own words on the line, or a
+//! `| ` gutter.
 
 use crate::runner::{RunOutcome, Summary};
 use crate::verdict::Verdict;
@@ -39,13 +45,18 @@ pub fn render(outcome: &RunOutcome, style: Style) -> String {
             Verdict::Pass | Verdict::Skip { .. } => {}
             Verdict::Fail(f) => {
                 let label = style.paint("1;31", &format!("FAIL {}", result.verdict.label()));
-                let _ = writeln!(out, "{label} {}: {}", result.id, f.message);
+                let _ = writeln!(
+                    out,
+                    "{label} {}: {}",
+                    terminal(&result.id),
+                    one_line(&f.message)
+                );
                 if f.diff.trim().is_empty() {
                     let _ = writeln!(out, "    expected: {}", one_line(&f.expected));
                     let _ = writeln!(out, "    observed: {}", one_line(&f.observed));
                 } else {
                     for line in f.diff.lines() {
-                        let _ = writeln!(out, "    {}", style.diff_line(line));
+                        let _ = writeln!(out, "    {}", style.diff_line(&terminal(line)));
                     }
                 }
             }
@@ -60,14 +71,19 @@ pub fn render(outcome: &RunOutcome, style: Style) -> String {
                     Some(s) if !e.message.starts_with("step ") => format!(" (step {s})"),
                     _ => String::new(),
                 };
-                let _ = writeln!(out, "{label} {}{step}: {}", result.id, e.message);
+                let _ = writeln!(
+                    out,
+                    "{label} {}{step}: {}",
+                    terminal(&result.id),
+                    one_line(&e.message)
+                );
                 if let Some(line) = &e.line {
                     let _ = writeln!(out, "    line: {}", one_line(line));
                 }
                 if !e.stderr_tail.trim().is_empty() {
                     let _ = writeln!(out, "    stderr:");
-                    for line in e.stderr_tail.lines() {
-                        let _ = writeln!(out, "      {line}");
+                    for line in rbv_report::text::terminal_lines(&e.stderr_tail) {
+                        let _ = writeln!(out, "      | {line}");
                     }
                 }
             }
@@ -75,7 +91,12 @@ pub fn render(outcome: &RunOutcome, style: Style) -> String {
     }
     let summary = Summary::of(&outcome.results);
     for (reason, count) in &summary.skip_reasons {
-        let _ = writeln!(out, "{} {count}: {reason}", style.paint("33", "skipped"));
+        let _ = writeln!(
+            out,
+            "{} {count}: {}",
+            style.paint("33", "skipped"),
+            one_line(reason)
+        );
     }
     let _ = writeln!(out, "{}", summary.breakdown_line());
     let _ = writeln!(out, "{}", summary.final_line());
@@ -92,8 +113,11 @@ pub fn emit(text: &str) {
 }
 
 fn one_line(text: &str) -> String {
-    let joined = text.trim().replace('\n', "⏎");
-    crate::adapter::lines::truncate(&joined, 400)
+    rbv_report::text::one_line(text, 400)
+}
+
+fn terminal(text: &str) -> String {
+    rbv_report::text::terminal(text)
 }
 
 #[cfg(test)]
@@ -156,7 +180,7 @@ mod tests {
             lines[5],
             "ERROR crash c/crash (step 1): the child closed stdout"
         );
-        assert!(text.contains("      KeyError: 'x'\n"));
+        assert!(text.contains("      | KeyError: 'x'\n"));
         assert!(text.contains("skipped 1: needs sql\n"));
         assert_eq!(
             lines[lines.len() - 2],

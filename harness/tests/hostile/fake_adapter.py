@@ -35,7 +35,7 @@ with `auto` for reversible-local-trusted, else `escalate`; then it misbehaves as
   tty FILE            tries to open /dev/tty, writes to FILE what happened
                       (and a forged line to the terminal if it opened),
                       then behaves well
-  evil-text           a hostile name, capabilities and a 300-deep profile in
+  evil-text           a hostile name, capabilities and a 125-deep profile (as deep as in
                       its handshake; answers every request `unsupported`
                       with escape sequences, bidi controls, XML-invalid
                       characters and forged lines in the message
@@ -102,7 +102,7 @@ def answer(req):
                     capabilities=CAPABILITIES, profile={})
         if MODE == "evil-text":
             deep = "bottom"
-            for _ in range(300):
+            for _ in range(125):
                 deep = {"k": deep}
             base.update(implementation={"name": "fake\ufffe\x1b[31m" + EVIL,
                                         "version": "0\uffff" + "v" * 100000},

@@ -53,8 +53,12 @@ pub fn escape(text: &str) -> String {
             ':' if chars.peek() == Some(&'/') => out.push_str("&#58;"),
             // Control characters other than tab and newline are invalid in
             // XML and invisible in HTML; show where they were.
-            c if c.is_control() && c != '\n' && c != '\t' => {
+            c if (c.is_control() && c != '\n' && c != '\t') || !crate::text::xml_allowed(c) => {
                 out.push('\u{fffd}');
+            }
+            // Bidi controls and invisible marks: shown, not obeyed.
+            c if crate::text::is_hostile(c) && c != '\n' && c != '\t' => {
+                out.push_str(&crate::text::terminal(c.encode_utf8(&mut [0; 4])));
             }
             c => out.push(c),
         }
