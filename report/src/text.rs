@@ -128,6 +128,8 @@ pub fn cap(text: &mut String, max: usize) -> bool {
     let total = text.len();
     text.truncate(end);
     text.push_str(&cut_marker(total - end, total));
+    // Truncating keeps the capacity: the point is to free the memory.
+    text.shrink_to_fit();
     true
 }
 
