@@ -323,9 +323,12 @@ pub fn compare_reports(paths: &[PathBuf], out: Option<&Path>) -> anyhow::Result<
     let matrix = Matrix::build(&reports);
     let markdown = matrix.to_markdown();
     if let Some(dir) = out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        std::fs::write(dir.join("compare.md"), &markdown)?;
-        std::fs::write(dir.join("compare.html"), matrix.to_html())?;
+        let files = [
+            ("compare.md", markdown.clone().into_bytes()),
+            ("compare.html", matrix.to_html().into_bytes()),
+        ];
+        rbv_report::files::write_unit(dir, &files)
+            .with_context(|| format!("writing into {}", dir.display()))?;
     }
     Ok(markdown)
 }

@@ -9,6 +9,7 @@
 pub mod baseline;
 pub mod compare;
 pub mod diff;
+pub mod files;
 pub mod model;
 pub mod render;
 pub mod score;

@@ -189,10 +189,18 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
         let mut record = RunRecord::new(&suite, &outcome, started);
         record.cases_sha256 = reporting::suite_digest(args.cases.cases.as_deref())?;
         record.baseline = baseline;
-        let report = match &args.report {
-            Some(dir) => reporting::write_report(dir, &record)?,
-            None => reporting::build_report(&record),
-        };
+        let report = reporting::build_report(&record);
+        if let Some(dir) = &args.report {
+            if let Err(e) = rbv_report::write_all(&report, dir) {
+                // The run's results are not lost with its report.
+                super::output::emit(&text);
+                eprintln!(
+                    "rbv: cannot write the report into {}: {e}",
+                    rbv_report::text::terminal(&dir.display().to_string())
+                );
+                return Ok(ExitCode::from(EXIT_HARNESS));
+            }
+        }
         if let Some(status) = &report.baseline {
             let mut note = format!(
                 "baseline: {} known failures, {} stale entries, {} not in this run",
