@@ -73,15 +73,10 @@ pub fn run(command: &str) -> ExitCode {
         if signal == SIGTERM {
             break;
         }
-        loop {
-            match waitpid(None, WaitOptions::NOHANG) {
-                Ok(Some((pid, s))) => {
-                    if pid.as_raw_nonzero().get() == shell {
-                        status = Some(s);
-                        break 'wait;
-                    }
-                }
-                Ok(None) | Err(_) => break,
+        while let Ok(Some((pid, s))) = waitpid(None, WaitOptions::NOHANG) {
+            if pid.as_raw_nonzero().get() == shell {
+                status = Some(s);
+                break 'wait;
             }
         }
     }

@@ -62,7 +62,12 @@ fn print_escaped(markdown: &str) {
         out.push_str(&line);
         out.push('\n');
     }
-    super::output::emit(&out);
+    // A closed pipe (`rbv diff … | head`) is not an error.
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush());
 }
 
 #[derive(Debug, Args)]

@@ -116,7 +116,7 @@ impl Subject for InProcess {
 pub struct OverTransport {
     transport: Box<dyn Transport + Send>,
     /// How to start the implementation again (`None`: it cannot be).
-    target: Option<crate::adapter::Target>,
+    target: Option<Box<crate::adapter::Target>>,
     /// The transport failure seen since the last `take_failure`.
     failure: Option<String>,
     next: u64,
@@ -146,7 +146,7 @@ impl OverTransport {
         target: crate::adapter::Target,
     ) -> Self {
         let mut subject = Self::new(transport);
-        subject.target = Some(target);
+        subject.target = Some(Box::new(target));
         subject
     }
 
