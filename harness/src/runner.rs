@@ -58,7 +58,7 @@ pub fn run(cases: &[Case], connect: &dyn Connect, options: &RunOptions) -> RunOu
     let pool = run_pool(&chosen, connect, options.jobs(), options.deadline);
     let elapsed = started.elapsed();
     // Every implementation is gone: whatever is left under rbv is an orphan.
-    crate::adapter::interrupt::reap_orphans();
+    crate::adapter::interrupt::reap_orphans(Duration::from_millis(200));
     let mut results = pool.results;
     let mut ran: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
     let mut wanted: Vec<&str> = chosen.iter().map(|c| c.id.as_str()).collect();

@@ -92,15 +92,16 @@ pub fn become_subreaper() {
 
 /// Kills and reaps this process's children that are not live
 /// implementations: orphans of implementations, re-parented to rbv.
-/// Does nothing unless [`become_subreaper`] succeeded.
-pub fn reap_orphans() -> usize {
+/// Does nothing unless [`become_subreaper`] succeeded. Waits at most
+/// `wait` for the killed to be reaped; the rest is reaped by a later call.
+pub fn reap_orphans(wait: std::time::Duration) -> usize {
     if !SUBREAPER.load(Ordering::SeqCst) {
         return 0;
     }
     // No child is started (and not yet registered) meanwhile.
     let _starting = STARTING.write().unwrap_or_else(|e| e.into_inner());
     let keep = live().clone();
-    super::tree::reap_orphans(&keep, std::time::Duration::from_millis(200))
+    super::tree::reap_orphans(&keep, wait)
 }
 
 /// Kills every live group, says so, and exits as the signal would have.

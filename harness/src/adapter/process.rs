@@ -539,6 +539,8 @@ impl Drop for ProcessTransport {
         interrupt::unregister(pgid);
         let _ = self.child.kill();
         let _ = self.child.wait();
-        interrupt::reap_orphans();
+        // Without waiting: a spawn per case must stay cheap; what is still
+        // dying is reaped by a later call.
+        interrupt::reap_orphans(Duration::ZERO);
     }
 }
