@@ -213,10 +213,15 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let options = RunOptions {
         filters: Vec::new(),
         jobs: args.jobs,
+        deadline: None,
     };
     let jobs = options.jobs();
-    let reference = ProcessConfig::new(self_adapter(None, false)?);
-    let echo = ProcessConfig::new(self_adapter(None, true)?);
+    // Started as `rbv run` starts them: under the launcher.
+    let launcher = std::env::current_exe().ok();
+    let mut reference = ProcessConfig::new(self_adapter(None, false)?);
+    reference.launcher.clone_from(&launcher);
+    let mut echo = ProcessConfig::new(self_adapter(None, true)?);
+    echo.launcher = launcher;
     let cases = suite.cases.len();
     println!(
         "rbv bench: {cases} cases, {jobs} workers, {runs} rounds, load average {}",

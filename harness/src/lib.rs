@@ -3,6 +3,7 @@
 
 pub mod adapter;
 pub mod bench;
+pub mod bounds;
 pub mod case;
 pub mod cli;
 pub mod embedded;

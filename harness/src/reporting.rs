@@ -108,27 +108,18 @@ pub fn suite_digest(cases_dir: Option<&Path>) -> anyhow::Result<String> {
             .map(|(_, text)| text.into_bytes())
             .collect(),
         Some(dir) => {
-            let mut files = Vec::new();
-            collect_yaml(dir, &mut files)?;
+            // The same files the loader read, read the same careful way.
+            let (files, errors) = crate::case::files::read_tree(dir);
+            if let Some(e) = errors.first() {
+                anyhow::bail!("{e}");
+            }
             files
-                .iter()
-                .map(|p| std::fs::read(p).with_context(|| format!("reading {}", p.display())))
-                .collect::<anyhow::Result<_>>()?
+                .into_iter()
+                .map(|(_, text)| text.into_bytes())
+                .collect()
         }
     };
     Ok(rbv_report::cases_sha256(contents))
-}
-
-fn collect_yaml(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
-    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
-        let path = entry?.path();
-        if path.is_dir() {
-            collect_yaml(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 fn level(l: crate::case::Level) -> m::RequirementLevel {
@@ -381,9 +372,12 @@ pub fn compare_reports(paths: &[PathBuf], out: Option<&Path>) -> anyhow::Result<
     let matrix = Matrix::build(&reports);
     let markdown = matrix.to_markdown();
     if let Some(dir) = out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        std::fs::write(dir.join("compare.md"), &markdown)?;
-        std::fs::write(dir.join("compare.html"), matrix.to_html())?;
+        let files = [
+            ("compare.md", markdown.clone().into_bytes()),
+            ("compare.html", matrix.to_html().into_bytes()),
+        ];
+        rbv_report::files::write_unit(dir, &files)
+            .with_context(|| format!("writing into {}", dir.display()))?;
     }
     Ok(markdown)
 }

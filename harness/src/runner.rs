@@ -17,6 +17,9 @@ pub struct RunOptions {
     pub filters: Vec<String>,
     /// Workers; 0 means one per available core.
     pub jobs: usize,
+    /// When the run must end: a case not started by then is an error
+    /// verdict (timeout), and no answer is awaited past it.
+    pub deadline: Option<Instant>,
 }
 
 impl RunOptions {
@@ -53,8 +56,10 @@ pub struct RunOutcome {
 pub fn run(cases: &[Case], connect: &dyn Connect, options: &RunOptions) -> RunOutcome {
     let chosen = select(cases, &options.filters);
     let started = Instant::now();
-    let pool = run_pool(&chosen, connect, options.jobs());
+    let pool = run_pool(&chosen, connect, options.jobs(), options.deadline);
     let elapsed = started.elapsed();
+    // Every implementation is gone: whatever is left under rbv is an orphan.
+    crate::adapter::interrupt::reap_orphans(Duration::from_millis(200));
     let mut results = pool.results;
     let mut ran: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
     let mut wanted: Vec<&str> = chosen.iter().map(|c| c.id.as_str()).collect();
@@ -104,6 +109,7 @@ pub fn run_per_profile(
     let all = RunOptions {
         filters: Vec::new(),
         jobs: options.jobs,
+        deadline: options.deadline,
     };
     let default = Profile::default().to_string();
     let mut merged = RunOutcome {

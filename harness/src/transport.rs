@@ -22,10 +22,12 @@ impl Identity {
             .iter()
             .filter_map(|c| c.parse().ok())
             .collect();
-        Identity {
+        let mut identity = Identity {
             handshake,
             capabilities,
-        }
+        };
+        crate::bounds::bound_identity(&mut identity);
+        identity
     }
 }
 
@@ -125,5 +127,12 @@ pub trait Transport {
     fn stderr_tail(&self) -> String {
         // In-process implementations have no stderr.
         String::new()
+    }
+
+    /// Called after each case: an answer that arrived since the case's
+    /// last one (a duplicate, or one nobody asked for) is that case's
+    /// protocol error. Never waits.
+    fn drain(&mut self) -> Result<(), AdapterError> {
+        Ok(())
     }
 }

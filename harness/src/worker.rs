@@ -37,8 +37,14 @@ pub struct PoolOutcome {
     pub identity: Option<Identity>,
 }
 
-/// Runs `cases` on `jobs` workers (at least one).
-pub fn run_pool(cases: &[&Case], connect: &dyn Connect, jobs: usize) -> PoolOutcome {
+/// Runs `cases` on `jobs` workers (at least one). A case not started by
+/// `deadline` ends unrun, as a timeout.
+pub fn run_pool(
+    cases: &[&Case],
+    connect: &dyn Connect,
+    jobs: usize,
+    deadline: Option<Instant>,
+) -> PoolOutcome {
     let jobs = jobs.clamp(1, cases.len().max(1));
     let (job_tx, job_rx) = unbounded::<usize>();
     for index in 0..cases.len() {
@@ -49,60 +55,89 @@ pub fn run_pool(cases: &[&Case], connect: &dyn Connect, jobs: usize) -> PoolOutc
     let identity: Mutex<Option<Identity>> = Mutex::new(None);
     let last_connect_error: Mutex<Option<AdapterError>> = Mutex::new(None);
 
-    thread::scope(|scope| {
-        for worker in 0..jobs {
-            let job_rx = job_rx.clone();
-            let result_tx = result_tx.clone();
-            let (identity, last_connect_error) = (&identity, &last_connect_error);
-            scope.spawn(move || {
-                let mut transport: Option<Box<dyn Transport + Send>> = None;
-                let mut n = 0usize;
-                for index in job_rx.iter() {
-                    let case = cases[index];
-                    if transport.is_none() {
-                        match connect_with_retries(connect) {
-                            Ok(t) => {
-                                let mut first = identity.lock().unwrap_or_else(|e| e.into_inner());
-                                first.get_or_insert_with(|| t.identity().clone());
-                                transport = Some(t);
-                            }
-                            Err(error) => {
-                                let result = unreached(case, &error, connect);
-                                let _ = result_tx.send((index, result));
-                                *last_connect_error.lock().unwrap_or_else(|e| e.into_inner()) =
-                                    Some(error);
-                                // Give the remaining cases to workers that
-                                // can still connect; the runner errors
-                                // whatever nobody took.
-                                return;
-                            }
-                        }
+    let work = |worker: usize| {
+        let (job_rx, result_tx) = (job_rx.clone(), result_tx.clone());
+        let (identity, last_connect_error) = (&identity, &last_connect_error);
+        let mut transport: Option<Box<dyn Transport + Send>> = None;
+        let mut n = 0usize;
+        for index in job_rx.iter() {
+            let case = cases[index];
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                let _ = result_tx.send((index, past_deadline(case)));
+                continue;
+            }
+            if transport.is_none() {
+                match connect_with_retries(connect) {
+                    Ok(t) => {
+                        let mut first = identity.lock().unwrap_or_else(|e| e.into_inner());
+                        first.get_or_insert_with(|| t.identity().clone());
+                        transport = Some(t);
                     }
-                    n += 1;
-                    let session = format!("{worker}-{n}");
-                    let live = transport.as_deref_mut().expect("connected above");
-                    let started = Instant::now();
-                    let outcome = catch_unwind(AssertUnwindSafe(|| execute(case, live, &session)));
-                    let duration = started.elapsed();
-                    let (verdict, run) = match outcome {
-                        Ok(run) => (run.verdict.clone(), Some(run)),
-                        Err(panic) => (harness_panic(panic), None),
-                    };
-                    if matches!(verdict, Verdict::Error(_)) {
-                        // The stream may be out of step: kill (and reap)
-                        // the child, start another for the next case.
-                        transport = None;
+                    Err(error) => {
+                        let result = unreached(case, &error, connect);
+                        let _ = result_tx.send((index, result));
+                        *last_connect_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+                        // Give the remaining cases to workers that
+                        // can still connect; the runner errors
+                        // whatever nobody took.
+                        return;
                     }
-                    let result = CaseResult {
-                        id: case.id.clone(),
-                        verdict,
-                        run,
-                        session,
-                        duration,
-                    };
-                    let _ = result_tx.send((index, result));
                 }
-            });
+            }
+            n += 1;
+            let session = format!("{worker}-{n}");
+            let live = transport.as_deref_mut().expect("connected above");
+            let started = Instant::now();
+            let outcome = catch_unwind(AssertUnwindSafe(|| execute(case, live, &session)));
+            let duration = started.elapsed();
+            let (mut verdict, run) = match outcome {
+                Ok(run) => (run.verdict.clone(), Some(run)),
+                Err(panic) => (harness_panic(panic), None),
+            };
+            if !matches!(verdict, Verdict::Error(_)) {
+                // An answer that came after the case's last one is
+                // this case's fault, not the next one's.
+                if let Err(e) = live.drain() {
+                    verdict = Verdict::Error(ErrorVerdict {
+                        kind: e.kind,
+                        step: None,
+                        message: e.message,
+                        line: e.line,
+                        stderr_tail: e.stderr_tail,
+                    });
+                }
+            }
+            let mut run = run;
+            crate::bounds::bound_result(&mut verdict, run.as_mut());
+            if matches!(verdict, Verdict::Error(_)) {
+                // The stream may be out of step: kill (and reap)
+                // the child, start another for the next case.
+                transport = None;
+            }
+            let result = CaseResult {
+                id: case.id.clone(),
+                verdict,
+                run,
+                session,
+                duration,
+            };
+            let _ = result_tx.send((index, result));
+        }
+    };
+    thread::scope(|scope| {
+        let work = &work;
+        for worker in 0..jobs {
+            let spawned = thread::Builder::new()
+                .name(format!("rbv-worker-{worker}"))
+                .spawn_scoped(scope, move || work(worker));
+            if spawned.is_err() {
+                // Out of threads (an implementation may have used up the
+                // process limit): fewer workers, or this thread alone.
+                if worker == 0 {
+                    work(0);
+                }
+                break;
+            }
         }
     });
     drop(result_tx);
@@ -154,6 +189,23 @@ fn connect_with_retries(connect: &dyn Connect) -> Result<Box<dyn Transport + Sen
         }
     }
     Err(last.expect("at least one attempt"))
+}
+
+/// The verdict of a case the run's deadline left unrun.
+fn past_deadline(case: &Case) -> CaseResult {
+    CaseResult {
+        id: case.id.clone(),
+        verdict: Verdict::Error(ErrorVerdict {
+            kind: ErrorKind::Timeout,
+            step: None,
+            message: "not run: the run's deadline (--deadline) had passed".into(),
+            line: None,
+            stderr_tail: String::new(),
+        }),
+        run: None,
+        session: String::new(),
+        duration: Duration::ZERO,
+    }
 }
 
 /// The verdict of a case whose implementation could not be started.
@@ -313,7 +365,7 @@ mod tests {
     fn run(connect: &Scripts, n: usize, jobs: usize) -> PoolOutcome {
         let suite = suite(n);
         let cases: Vec<&Case> = suite.cases.iter().collect();
-        let outcome = run_pool(&cases, connect, jobs);
+        let outcome = run_pool(&cases, connect, jobs, None);
         assert_eq!(outcome.results.len(), n);
         for (case, result) in cases.iter().zip(&outcome.results) {
             assert_eq!(case.id, result.id, "results come back in input order");

@@ -46,6 +46,7 @@ fn no_failure_of_any_mutant_reads_like_rust_debug_output() {
     let options = RunOptions {
         filters: Vec::new(),
         jobs: 2,
+        deadline: None,
     };
     let mut checked = 0;
     for mutant in Mutant::ALL {

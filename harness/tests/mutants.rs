@@ -33,6 +33,7 @@ fn options() -> RunOptions {
     RunOptions {
         filters: Vec::new(),
         jobs: 0,
+        deadline: None,
     }
 }
 

@@ -66,6 +66,7 @@ fn mutant_report(dir: &Path) -> rbv_report::Report {
     let options = RunOptions {
         filters: Vec::new(),
         jobs: 2,
+        deadline: None,
     };
     let outcome = run(
         &suite.cases,

@@ -36,6 +36,7 @@ fn outcome(suite: &Suite, mutant: Option<Mutant>) -> RunOutcome {
         &RunOptions {
             filters: Vec::new(),
             jobs: 2,
+            deadline: None,
         },
     )
 }

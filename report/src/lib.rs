@@ -11,9 +11,11 @@ pub mod baseline;
 pub mod certify;
 pub mod compare;
 pub mod diff;
+pub mod files;
 pub mod model;
 pub mod render;
 pub mod score;
+pub mod text;
 
 pub use baseline::{apply_baseline, Baseline, BaselineEntry, BaselineError};
 pub use model::*;

@@ -12,6 +12,7 @@ use signal_hook::iterator::Signals;
 use std::collections::BTreeSet;
 use std::io;
 use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, Once, RwLock};
 use std::thread;
 
@@ -74,12 +75,49 @@ pub fn install() {
     });
 }
 
+/// Whether rbv is a child subreaper (see [`become_subreaper`]).
+static SUBREAPER: AtomicBool = AtomicBool::new(false);
+
+/// Makes this process the parent of every orphan its implementations
+/// leave (a child that called `setsid` and outlived its parent), so that
+/// [`reap_orphans`] can kill them. Only for a process whose children are
+/// all implementations (the `rbv` binary): the library in another program
+/// must not kill that program's children.
+pub fn become_subreaper() {
+    let me = rustix::process::getpid();
+    if rustix::process::set_child_subreaper(Some(me)).is_ok() {
+        SUBREAPER.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Kills and reaps this process's children that are not live
+/// implementations: orphans of implementations, re-parented to rbv.
+/// Does nothing unless [`become_subreaper`] succeeded. Waits at most
+/// `wait` for the killed to be reaped; the rest is reaped by a later call.
+pub fn reap_orphans(wait: std::time::Duration) -> usize {
+    if !SUBREAPER.load(Ordering::SeqCst) {
+        return 0;
+    }
+    // No child is started (and not yet registered) meanwhile.
+    let _starting = STARTING.write().unwrap_or_else(|e| e.into_inner());
+    let keep = live().clone();
+    super::tree::reap_orphans(&keep, wait)
+}
+
 /// Kills every live group, says so, and exits as the signal would have.
 fn stop(signal: i32) -> ! {
     // Held until the exit: no child starts after the kill.
     let _starting = STARTING.write().unwrap_or_else(|e| e.into_inner());
     let groups = std::mem::take(&mut *live());
-    let stopped = groups.into_iter().filter(|&g| kill_group(g)).count();
+    let stopped = groups
+        .into_iter()
+        .filter(|&g| {
+            super::tree::kill_tree_below(g);
+            kill_group(g)
+        })
+        .count();
+    // Whatever else runs under rbv: orphans, and escapees of any group.
+    super::tree::kill_tree_below(std::process::id() as i32);
     let name = signal_hook::low_level::signal_name(signal).unwrap_or("a signal");
     let noun = if stopped == 1 { "process" } else { "processes" };
     eprintln!("rbv: interrupted ({name}); stopped {stopped} implementation {noun}");

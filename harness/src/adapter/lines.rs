@@ -143,6 +143,16 @@ impl LineSplitter {
     pub fn next_line(&mut self) -> Option<Line> {
         self.ready.pop_front()
     }
+
+    /// Puts `line` back: it is the next again.
+    pub fn unread(&mut self, line: Line) {
+        self.ready.push_front(line);
+    }
+
+    /// Whether anything (a line, the end) is waiting.
+    pub fn has_pending(&self) -> bool {
+        !self.ready.is_empty()
+    }
 }
 
 /// Whether `buf` (a line so far) can no longer be a line of at most `cap`

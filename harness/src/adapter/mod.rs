@@ -3,9 +3,11 @@
 pub mod affinity;
 pub mod in_process;
 pub mod interrupt;
+pub mod launch;
 pub mod lines;
 pub mod process;
 pub mod spawn_per_case;
+pub mod tree;
 
 pub use in_process::InProcess;
 pub use process::{ProcessConfig, ProcessTransport, Validate};

@@ -22,6 +22,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{self, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -50,6 +51,12 @@ pub struct ProcessConfig {
     pub harness: String,
     /// Validates every message received (`--validate-protocol`).
     pub validate: Option<Validate>,
+    /// The rbv binary, to start the implementation under `rbv launch`
+    /// (a session of its own, killed when rbv dies; see `launch`). `None`
+    /// starts `sh -c` directly, in a process group of its own.
+    pub launcher: Option<PathBuf>,
+    /// When the whole run must end: no answer is awaited past it.
+    pub deadline: Option<Instant>,
 }
 
 impl ProcessConfig {
@@ -59,6 +66,8 @@ impl ProcessConfig {
             timeout: Duration::from_secs(5),
             harness: format!("rbv {}", env!("CARGO_PKG_VERSION")),
             validate: None,
+            launcher: None,
+            deadline: None,
         }
     }
 }
@@ -69,6 +78,8 @@ impl std::fmt::Debug for ProcessConfig {
             .field("command", &self.command)
             .field("timeout", &self.timeout)
             .field("validate", &self.validate.is_some())
+            .field("launcher", &self.launcher)
+            .field("deadline", &self.deadline)
             .finish()
     }
 }
@@ -86,6 +97,7 @@ pub struct ProcessTransport {
     identity: Identity,
     next_id: u64,
     timeout: Duration,
+    deadline: Option<Instant>,
     validate: Option<Validate>,
     /// Set after any error: the stream may be out of step, so the child is
     /// not asked again.
@@ -132,36 +144,53 @@ impl ProcessTransport {
 
     /// Starts the child; no handshake yet.
     fn start(config: &ProcessConfig) -> Result<Self, AdapterError> {
-        let mut command = Command::new("sh");
+        let mut command = match &config.launcher {
+            Some(rbv) => {
+                // The launcher makes itself a session (and group) leader.
+                let mut command = Command::new(rbv);
+                command
+                    .arg(super::launch::SUBCOMMAND)
+                    .arg(&config.command)
+                    .env(super::launch::PARENT_ENV, std::process::id().to_string());
+                command
+            }
+            None => {
+                let mut command = Command::new("sh");
+                command.arg("-c").arg(&config.command).process_group(0);
+                command
+            }
+        };
         command
-            .arg("-c")
-            .arg(&config.command)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .stderr(Stdio::piped());
         let mut child =
             interrupt::spawn(&mut command).map_err(|e| spawn_error(&config.command, e))?;
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
+        let abandon = |mut child: Child, e: io::Error| {
+            let pgid = rustix::process::Pid::from_child(&child);
+            super::tree::kill_tree(pgid.as_raw_nonzero().get());
+            let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+            interrupt::unregister(pgid);
+            let _ = child.kill();
+            let _ = child.wait();
+            spawn_error(&config.command, e)
+        };
         for nonblocking in [
             rustix::io::ioctl_fionbio(&stdin, true),
             rustix::io::ioctl_fionbio(&stdout, true),
         ] {
             if let Err(e) = nonblocking {
-                let pgid = rustix::process::Pid::from_child(&child);
-                let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
-                interrupt::unregister(pgid);
-                let _ = child.wait();
-                return Err(spawn_error(&config.command, e.into()));
+                return Err(abandon(child, e.into()));
             }
         }
 
         let tail = Arc::new(Mutex::new(Tail::new(20, 4096)));
         let (done_tx, stderr_done) = bounded::<()>(0);
         let sink = Arc::clone(&tail);
-        thread::Builder::new()
+        let drain = thread::Builder::new()
             .name("rbv-stderr".into())
             .spawn(move || {
                 let _done = done_tx; // dropped at end of file: the tail is final
@@ -174,8 +203,12 @@ impl ProcessTransport {
                     };
                     sink.lock().unwrap_or_else(|e| e.into_inner()).push(&text);
                 }
-            })
-            .expect("spawn stderr drain");
+            });
+        // An implementation that used up the process limit can make this
+        // fail: a verdict like any failure to start, never a panic.
+        if let Err(e) = drain {
+            return Err(abandon(child, e));
+        }
 
         Ok(ProcessTransport {
             child,
@@ -188,6 +221,7 @@ impl ProcessTransport {
             identity: placeholder_identity(),
             next_id: 0,
             timeout: config.timeout,
+            deadline: config.deadline,
             validate: config.validate.clone(),
             broken: None,
             config: config.clone(),
@@ -468,7 +502,7 @@ impl Transport for ProcessTransport {
         let mut answers: Vec<Option<Observation>> = vec![None; pending.len()];
         // The timeout runs per answer: a pipelined batch of n requests may
         // take n timeouts only if every answer is slow.
-        let mut deadline = Instant::now() + self.timeout;
+        let mut deadline = self.answer_deadline();
         self.write_some(&batch, &mut sent);
         while !pending.is_empty() {
             match self.splitter.next_line() {
@@ -476,7 +510,7 @@ impl Transport for ProcessTransport {
                     let (index, obs) = self.accept(text, session, &pending)?;
                     pending.retain(|_, i| *i != index);
                     answers[index] = Some(obs);
-                    deadline = Instant::now() + self.timeout;
+                    deadline = self.answer_deadline();
                     continue;
                 }
                 Some(Line::Oversized { prefix }) => {
@@ -508,7 +542,11 @@ impl Transport for ProcessTransport {
                 }
             }
             if !self.wait(sent < batch.len() && self.stdin.is_some(), deadline) {
-                let message = format!("no answer within {} ms", self.timeout.as_millis());
+                let message = if self.deadline.is_some_and(|d| d <= deadline) {
+                    "no answer before the run's deadline (--deadline)".to_owned()
+                } else {
+                    format!("no answer within {} ms", self.timeout.as_millis())
+                };
                 return Err(self.fail(ErrorKind::Timeout, message, None));
             }
         }
@@ -562,6 +600,41 @@ impl Transport for ProcessTransport {
         let config = self.config.clone();
         ProcessTransport::probe_before_handshake(&config, session, template)
     }
+
+    fn drain(&mut self) -> Result<(), AdapterError> {
+        if self.broken.is_some() {
+            return Ok(());
+        }
+        while !self.splitter.has_pending() {
+            match self.read_some() {
+                Ok(true) => {}
+                Ok(false) | Err(_) => break,
+            }
+        }
+        let line = match self.splitter.next_line() {
+            Some(Line::Text(text)) => text,
+            Some(Line::Oversized { prefix }) => format!("{prefix}…"),
+            // An end of file is the next case's crash; a read error too.
+            Some(other) => {
+                self.splitter.unread(other);
+                return Ok(());
+            }
+            None => return Ok(()),
+        };
+        let message = "an answer nobody asked for, after the case's last answer \
+                       (a duplicate or unsolicited answer)"
+            .to_owned();
+        Err(self.fail(ErrorKind::Protocol, message, Some(&line)))
+    }
+}
+
+impl ProcessTransport {
+    /// When the next answer is due: one timeout from now, and never after
+    /// the run's deadline.
+    fn answer_deadline(&self) -> Instant {
+        let due = Instant::now() + self.timeout;
+        self.deadline.map_or(due, |d| d.min(due))
+    }
 }
 
 impl Drop for ProcessTransport {
@@ -570,9 +643,15 @@ impl Drop for ProcessTransport {
         // kill covers children that ignore it, and anything `sh` started.
         self.stdin = None;
         let pgid = rustix::process::Pid::from_child(&self.child);
+        // Whatever left the group (`setsid`, `setpgid`) but still has its
+        // parent is found through /proc; orphans are reaped below.
+        super::tree::kill_tree(pgid.as_raw_nonzero().get());
         let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
         interrupt::unregister(pgid);
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // Without waiting: a spawn per case must stay cheap; what is still
+        // dying is reaped by a later call.
+        interrupt::reap_orphans(Duration::ZERO);
     }
 }

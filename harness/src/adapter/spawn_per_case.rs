@@ -74,6 +74,13 @@ impl Transport for SpawnPerCase {
         ProcessTransport::probe_before_handshake(&self.config, session, template)
     }
 
+    fn drain(&mut self) -> Result<(), AdapterError> {
+        match self.current.as_mut() {
+            Some((_, child)) => child.drain(),
+            None => Ok(()),
+        }
+    }
+
     fn stderr_tail(&self) -> String {
         self.current
             .as_ref()

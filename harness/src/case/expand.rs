@@ -21,6 +21,54 @@ pub(crate) struct Row {
 const TABLE_KEYS: &[&str] = &["id", "requirements", "source", "tags", "template", "rows"];
 /// A bound on template nodes × rows, far above any real table.
 const MAX_EXPANDED_NODES: usize = 500_000;
+/// A bound on the bytes of strings a table expands to: a long value
+/// interpolated into many fields of many rows is small in nodes but not
+/// in memory.
+const MAX_EXPANDED_BYTES: usize = 32 << 20;
+
+/// What a table's expansion may still spend.
+pub(crate) struct Budget {
+    nodes: usize,
+    bytes: usize,
+}
+
+impl Budget {
+    fn new() -> Self {
+        Budget {
+            nodes: MAX_EXPANDED_NODES,
+            bytes: MAX_EXPANDED_BYTES,
+        }
+    }
+
+    fn spend(&mut self, pos: Pos, nodes: usize, bytes: usize) -> Result<(), NodeError> {
+        self.nodes = self.nodes.checked_sub(nodes).ok_or_else(|| {
+            NodeError::at(
+                pos,
+                format!("the table expands to more than {MAX_EXPANDED_NODES} YAML nodes"),
+            )
+        })?;
+        self.bytes = self.bytes.checked_sub(bytes).ok_or_else(|| {
+            NodeError::at(
+                pos,
+                format!("the table expands to more than {MAX_EXPANDED_BYTES} bytes of text"),
+            )
+        })?;
+        Ok(())
+    }
+}
+
+/// The bytes of text (strings and keys) in `node`.
+fn text_bytes(node: &Node) -> usize {
+    match &node.kind {
+        Kind::Str(s) => s.len(),
+        Kind::Seq(items) => items.iter().map(text_bytes).sum(),
+        Kind::Map(entries) => entries
+            .iter()
+            .map(|(k, v)| k.as_str().map_or(0, str::len) + text_bytes(v))
+            .sum(),
+        _ => 8,
+    }
+}
 
 fn size(node: &Node) -> usize {
     1 + match &node.kind {
@@ -99,7 +147,7 @@ pub(crate) fn expand(doc: &Node) -> Result<Vec<Row>, NodeError> {
     }
     // Rows times template (times row values) is the one product a small
     // file can make huge.
-    let mut budget = MAX_EXPANDED_NODES;
+    let mut budget = Budget::new();
     let mut out = Vec::new();
     for (i, row) in rows.iter().enumerate() {
         let prefix = format!("table `{id_text}` row {}: ", i + 1);
@@ -118,7 +166,7 @@ pub(crate) fn expand(doc: &Node) -> Result<Vec<Row>, NodeError> {
     Ok(out)
 }
 
-fn instantiate(case: &Node, row: &Node, budget: &mut usize) -> Result<Node, NodeError> {
+fn instantiate(case: &Node, row: &Node, budget: &mut Budget) -> Result<Node, NodeError> {
     let Some(entries) = row.as_map() else {
         return Err(NodeError::at(
             row.pos,
@@ -197,22 +245,16 @@ fn substitute(
     node: &Node,
     vars: &BTreeMap<&str, &Node>,
     used: &mut BTreeSet<String>,
-    budget: &mut usize,
+    budget: &mut Budget,
 ) -> Result<Node, NodeError> {
-    let cost = match node
+    match node
         .as_str()
         .and_then(whole)
         .and_then(|name| vars.get(name))
     {
-        Some(value) => size(value),
-        None => 1,
-    };
-    *budget = budget.checked_sub(cost).ok_or_else(|| {
-        NodeError::at(
-            node.pos,
-            format!("the table expands to more than {MAX_EXPANDED_NODES} YAML nodes"),
-        )
-    })?;
+        Some(value) => budget.spend(node.pos, size(value), text_bytes(value))?,
+        None => budget.spend(node.pos, 1, 0)?,
+    }
     Ok(match &node.kind {
         Kind::Str(s) => {
             if let Some(name) = whole(s) {
@@ -220,7 +262,9 @@ fn substitute(
                 used.insert(name.to_owned());
                 (*value).clone()
             } else {
-                Node::new(node.pos, Kind::Str(interpolate(node.pos, s, vars, used)?))
+                let text = interpolate(node.pos, s, vars, used)?;
+                budget.spend(node.pos, 0, text.len())?;
+                Node::new(node.pos, Kind::Str(text))
             }
         }
         Kind::Seq(items) => Node::new(
@@ -236,6 +280,7 @@ fn substitute(
             let mut out = Vec::with_capacity(entries.len());
             for (k, v) in entries {
                 let key = interpolate(k.pos, k.as_str().unwrap_or_default(), vars, used)?;
+                budget.spend(k.pos, 0, key.len())?;
                 out.push((
                     Node::new(k.pos, Kind::Str(key)),
                     substitute(v, vars, used, budget)?,
@@ -290,6 +335,12 @@ fn interpolate(
         })?;
         used.insert(name.to_owned());
         out.push_str(&text);
+        if out.len() > MAX_EXPANDED_BYTES {
+            return Err(NodeError::at(
+                pos,
+                format!("a string interpolates to more than {MAX_EXPANDED_BYTES} bytes"),
+            ));
+        }
         rest = &after[end + 1..];
     }
     out.push_str(rest);

@@ -62,10 +62,16 @@ const SNIPPET_RADIUS: usize = 80;
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A contributed file may hold escape sequences and bidi controls
+        // anywhere: its name, the message quoting it, the source line.
+        let esc = rbv_report::text::terminal;
         write!(
             f,
             "{}:{}:{}: {}",
-            self.path, self.line, self.column, self.message
+            esc(&self.path),
+            self.line,
+            self.column,
+            esc(&self.message)
         )?;
         if !self.snippet.is_empty() {
             // Tabs stay tabs so that the caret lines up in a terminal.
@@ -74,17 +80,20 @@ impl fmt::Display for LoadError {
             let caret = self.column.saturating_sub(1).min(chars.len());
             let start = caret.saturating_sub(SNIPPET_RADIUS);
             let end = (caret + SNIPPET_RADIUS).min(chars.len());
-            let shown: String = chars[start..end].iter().collect();
+            let shown: String = chars[start..end]
+                .iter()
+                .map(|c| esc(c.encode_utf8(&mut [0; 4])))
+                .collect();
             let lead = if start > 0 { "…" } else { "" };
             let tail = if end < chars.len() { "…" } else { "" };
             let pad: String = std::iter::once(lead)
                 .filter(|l| !l.is_empty())
                 .map(|_| ' ')
-                .chain(
-                    chars[start..caret]
-                        .iter()
-                        .map(|&c| if c == '\t' { '\t' } else { ' ' }),
-                )
+                .chain(chars[start..caret].iter().flat_map(|&c| {
+                    let width = esc(c.encode_utf8(&mut [0; 4])).chars().count();
+                    let pad = if c == '\t' { '\t' } else { ' ' };
+                    std::iter::repeat_n(pad, width)
+                }))
                 .collect();
             write!(f, "\n    {lead}{shown}{tail}\n    {pad}^")?;
         }
@@ -394,52 +403,10 @@ fn entry_pos(doc: &Node, entry: Entry) -> Pos {
     }
 }
 
-/// Loads every `*.yaml` / `*.yml` under `root`, recursively.
+/// Loads every `*.yaml` / `*.yml` under `root`, recursively (regular
+/// files only, links not followed; see `files`).
 pub fn load_dir(root: &Path) -> Result<Suite, Vec<LoadError>> {
-    let mut files = Vec::new();
-    let mut errors = Vec::new();
-    let mut pending = vec![root.to_path_buf()];
-    let mut visited = BTreeSet::new();
-    while let Some(dir) = pending.pop() {
-        let io_error = |e: std::io::Error, p: &Path| LoadError {
-            path: p.display().to_string(),
-            line: 0,
-            column: 0,
-            message: e.to_string(),
-            snippet: String::new(),
-        };
-        // A symlink loop must not make the walk endless.
-        if !visited.insert(dir.canonicalize().unwrap_or_else(|_| dir.clone())) {
-            continue;
-        }
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) => {
-                errors.push(io_error(e, &dir));
-                continue;
-            }
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if matches!(
-                path.extension().and_then(|e| e.to_str()),
-                Some("yaml" | "yml")
-            ) {
-                let rel = path.strip_prefix(root).unwrap_or(&path);
-                let rel = rel
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy())
-                    .collect::<Vec<_>>();
-                match std::fs::read_to_string(&path) {
-                    Ok(src) => files.push((rel.join("/"), src)),
-                    Err(e) => errors.push(io_error(e, &path)),
-                }
-            }
-        }
-    }
-    files.sort();
+    let (files, mut errors) = super::files::read_tree(root);
     match load_files(&files) {
         Ok(suite) if errors.is_empty() => Ok(suite),
         Ok(_) => Err(errors),

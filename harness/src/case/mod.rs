@@ -9,6 +9,7 @@
 pub mod coverage;
 mod execute;
 mod expand;
+pub mod files;
 mod judge;
 pub mod lint;
 mod load;

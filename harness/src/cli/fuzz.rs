@@ -120,10 +120,12 @@ fn subject(args: &SubjectArgs) -> anyhow::Result<Box<dyn Subject>> {
             // Before the spawn: the child inherits it.
             crate::adapter::affinity::pin_current_thread_here();
         }
-        let transport = AdapterTarget::Process(config)
+        config.launcher = std::env::current_exe().ok();
+        let target = AdapterTarget::Process(config);
+        let transport = target
             .connect()
             .map_err(|e| anyhow!("cannot start `{command}`: {}", e.message))?;
-        return Ok(Box::new(OverTransport::new(transport)));
+        return Ok(Box::new(OverTransport::restartable(transport, target)));
     }
     let mutant = args
         .mutant
@@ -220,7 +222,11 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
         std::fs::write(&path, &found.artifact).with_context(|| path.display().to_string())?;
         let recorded = recorded_case(&path);
         std::fs::write(&recorded, &yaml).with_context(|| recorded.display().to_string())?;
-        println!("# {}", found.finding);
+        // A finding quotes the implementation's answers: escaped, and
+        // every line after rbv's `# `.
+        for line in rbv_report::text::terminal_lines(&found.finding.to_string()) {
+            println!("# {line}");
+        }
         println!(
             "# found after {} execs ({:.1} ms), {} exec(s) of its kind; artifact: {}",
             found.after_execs,
@@ -255,12 +261,27 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
         print!("{}", summary(&outcome.found, args.max_findings));
     }
     eprintln!(
-        "rbv fuzz: {} execs in {:.1?} ({:.0} exec/s), {} finding(s)",
+        "rbv fuzz: {} execs in {:.1?} ({:.0} exec/s), {} finding(s){}",
         outcome.execs,
         outcome.elapsed,
         outcome.execs_per_second(),
-        outcome.found.len()
+        outcome.found.len(),
+        match outcome.restarts {
+            0 => String::new(),
+            n => format!(", the implementation restarted {n} time(s)"),
+        }
     );
+    if let Some(why) = &outcome.died {
+        eprintln!(
+            "rbv fuzz: the implementation stopped answering ({}); the run is incomplete and proves nothing past that point",
+            rbv_report::text::one_line(why, 400)
+        );
+        return Ok(ExitCode::from(super::EXIT_FAILED));
+    }
+    if outcome.execs == 0 {
+        eprintln!("rbv fuzz: no exec ran: the run proves nothing");
+        return Ok(ExitCode::from(super::EXIT_HARNESS));
+    }
     Ok(if outcome.found.is_empty() {
         ExitCode::SUCCESS
     } else {

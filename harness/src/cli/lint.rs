@@ -23,14 +23,22 @@ pub fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let report = lint::lint(&suite);
+    // Messages quote case files, which may hold terminal escapes.
+    let shown = |text: String| {
+        rbv_report::text::terminal_lines(&text)
+            .collect::<Vec<_>>()
+            .join("\n    ")
+    };
     for error in &report.errors {
-        println!("error: {error}");
+        println!("error: {}", shown(error.to_string()));
     }
     for warning in &report.warnings {
-        println!("warning: {warning}");
+        println!("warning: {}", shown(warning.to_string()));
     }
     if args.coverage {
-        print!("{report}");
+        for line in rbv_report::text::terminal_lines(&report.to_string()) {
+            println!("{line}");
+        }
     }
     println!(
         "rbv lint: {} cases, {} errors, {} warnings",

@@ -23,13 +23,16 @@ pub fn run(args: ListArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let chosen = select(&suite.cases, &args.filter);
-    let width = chosen.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    // Ids and requirement names come from case files: no escape
+    // sequence or bidi control of theirs reaches the terminal.
+    let esc = rbv_report::text::terminal;
+    let width = chosen.iter().map(|c| esc(&c.id).len()).max().unwrap_or(0);
     let mut out = String::new();
     for case in &chosen {
         out.push_str(&format!(
             "{:width$}  {}\n",
-            case.id,
-            case.requirements.join(",")
+            esc(&case.id),
+            esc(&case.requirements.join(","))
         ));
     }
     out.push_str(&format!("{} cases\n", chosen.len()));

@@ -45,6 +45,14 @@ pub enum Command {
     /// without `--impl`).
     #[command(hide = true)]
     Adapter(adapter::AdapterArgs),
+    /// Start an implementation in a session of its own, killed with
+    /// everything it started when rbv dies (what `rbv run` starts).
+    #[command(hide = true)]
+    Launch {
+        /// The implementation's command line, for `sh -c`.
+        #[arg(allow_hyphen_values = true)]
+        command: String,
+    },
     /// Measure the harness: cases/s, overhead over raw pipes, persistent
     /// workers against a child per case.
     Bench(crate::bench::BenchArgs),
@@ -71,9 +79,11 @@ pub const EXIT_HARNESS: u8 = 2;
 /// Parses the arguments and runs the command.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    // The adapter is itself a child: its parent decides when it dies.
-    if !matches!(cli.command, Command::Adapter(_)) {
+    // The adapter and the launcher are themselves children: their parent
+    // decides when they die.
+    if !matches!(cli.command, Command::Adapter(_) | Command::Launch { .. }) {
         crate::adapter::interrupt::install();
+        crate::adapter::interrupt::become_subreaper();
     }
     let result = match cli.command {
         Command::Run(args) => run::run(args),
@@ -81,6 +91,7 @@ pub fn main() -> ExitCode {
         Command::Show(args) => show::run(args),
         Command::Lint(args) => lint::run(args),
         Command::Adapter(args) => adapter::run(args),
+        Command::Launch { command } => return crate::adapter::launch::run(&command),
         Command::Bench(args) => crate::bench::run(args),
         Command::Compare(args) => report_cmds::compare(args),
         Command::Diff(args) => report_cmds::diff(args),

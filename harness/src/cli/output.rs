@@ -1,5 +1,11 @@
 //! What `rbv run` prints: one block per failing or erroring case, skips by
 //! reason, the failure breakdown, and the summary as the very last line.
+//!
+//! Everything an implementation wrote is shown escaped (`text::terminal`):
+//! no escape sequence, link or bidi control of its reaches the terminal or
+//! the CI log, and none of its text starts a line (a forged summary, a
+//! `::warning::` command): it follows rbv's own words on the line, or a
+//! `| ` gutter.
 
 use crate::case::{CaseRun, Exchange};
 use crate::runner::{RunOutcome, Summary};
@@ -62,13 +68,18 @@ pub fn render(outcome: &RunOutcome, style: Style) -> String {
             Verdict::Pass | Verdict::Skip { .. } => {}
             Verdict::Fail(f) => {
                 let label = style.paint("1;31", &format!("FAIL {}", result.verdict.label()));
-                let _ = writeln!(out, "{label} {}: {}", result.id, f.message);
+                let _ = writeln!(
+                    out,
+                    "{label} {}: {}",
+                    terminal(&result.id),
+                    one_line(&f.message)
+                );
                 if f.diff.trim().is_empty() {
                     let _ = writeln!(out, "    expected: {}", one_line(&f.expected));
                     let _ = writeln!(out, "    observed: {}", one_line(&f.observed));
                 } else {
                     for line in f.diff.lines() {
-                        let _ = writeln!(out, "    {}", style.diff_line(line));
+                        let _ = writeln!(out, "    {}", style.diff_line(&terminal(line)));
                     }
                 }
                 for line in request_lines(result.run.as_ref(), f.step) {
@@ -82,7 +93,12 @@ pub fn render(outcome: &RunOutcome, style: Style) -> String {
                     Some(s) if !e.message.starts_with("step ") => format!(" (step {s})"),
                     _ => String::new(),
                 };
-                let _ = writeln!(out, "{label} {}{step}: {}", result.id, e.message);
+                let _ = writeln!(
+                    out,
+                    "{label} {}{step}: {}",
+                    terminal(&result.id),
+                    one_line(&e.message)
+                );
                 if let Some(step) = e.step {
                     for line in request_lines(result.run.as_ref(), step) {
                         let _ = writeln!(out, "    {line}");
@@ -97,7 +113,12 @@ pub fn render(outcome: &RunOutcome, style: Style) -> String {
     }
     let summary = Summary::of(&outcome.results);
     for (reason, count) in &summary.skip_reasons {
-        let _ = writeln!(out, "{} {count}: {reason}", style.paint("33", "skipped"));
+        let _ = writeln!(
+            out,
+            "{} {count}: {}",
+            style.paint("33", "skipped"),
+            one_line(reason)
+        );
     }
     let _ = writeln!(out, "{}", summary.breakdown_line());
     let _ = writeln!(out, "{}", summary.final_line());
@@ -116,8 +137,8 @@ pub fn emit(text: &str) {
 fn stderr_lines(out: &mut String, tail: &str) {
     if !tail.trim().is_empty() {
         let _ = writeln!(out, "    stderr:");
-        for line in tail.lines() {
-            let _ = writeln!(out, "      {line}");
+        for line in rbv_report::text::terminal_lines(tail) {
+            let _ = writeln!(out, "      | {line}");
         }
     }
 }
@@ -217,12 +238,16 @@ fn compact_request(exchange: &Exchange) -> String {
         .and_then(|o| o.remove("type"))
         .and_then(|t| t.as_str().map(str::to_owned))
         .unwrap_or_default();
-    crate::adapter::lines::truncate(&format!("{kind} {value}"), 300)
+    // The case file and the implementation's token are untrusted text.
+    terminal(&crate::adapter::lines::truncate(&format!("{kind} {value}"), 300))
 }
 
 fn one_line(text: &str) -> String {
-    let joined = text.trim().replace('\n', "⏎");
-    crate::adapter::lines::truncate(&joined, 400)
+    rbv_report::text::one_line(text, 400)
+}
+
+fn terminal(text: &str) -> String {
+    rbv_report::text::terminal(text)
 }
 
 #[cfg(test)]
@@ -285,7 +310,7 @@ mod tests {
             lines[5],
             "ERROR crash c/crash (step 1): the child closed stdout"
         );
-        assert!(text.contains("      KeyError: 'x'\n"));
+        assert!(text.contains("      | KeyError: 'x'\n"));
         assert!(text.contains("skipped 1: needs sql\n"));
         assert_eq!(
             lines[lines.len() - 2],

@@ -26,7 +26,7 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
             "rbv compare: wrote compare.md and compare.html into {}",
             dir.display()
         ),
-        None => print!("{markdown}"),
+        None => print_escaped(&markdown),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -47,12 +47,29 @@ pub struct DiffArgs {
 /// longer claimed).
 pub fn diff(args: DiffArgs) -> anyhow::Result<ExitCode> {
     let (markdown, regressed) = reporting::diff_reports(&args.old, &args.new)?;
-    print!("{markdown}");
+    print_escaped(&markdown);
     Ok(if regressed {
         ExitCode::from(super::EXIT_FAILED)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Markdown made of reports, which may be hostile: printed with every
+/// control and bidi character escaped (the Markdown already keeps their
+/// text inside table cells, on rbv's lines).
+fn print_escaped(markdown: &str) {
+    let mut out = String::with_capacity(markdown.len());
+    for line in rbv_report::text::terminal_lines(markdown) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    // A closed pipe (`rbv diff … | head`) is not an error.
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush());
 }
 
 #[derive(Debug, Args)]

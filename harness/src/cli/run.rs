@@ -11,7 +11,7 @@ use rbv_reference::{Mutant, Profile};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -40,6 +40,14 @@ pub struct RunArgs {
     /// How long one answer may take, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     pub timeout: u64,
+    /// How long the whole run may take (`90s`, `15m`, `1h`): cases not
+    /// started by then are errors (timeout), and no answer is awaited past
+    /// it.
+    #[arg(long, value_name = "DURATION", default_value = "15m", value_parser = super::fuzz::parse_duration)]
+    pub deadline: Duration,
+    /// When the run started plus `deadline` (set by `run`).
+    #[arg(skip)]
+    pub deadline_at: Option<Instant>,
     /// Start a fresh child for every case (for adapters that cannot stay alive).
     #[arg(long)]
     pub spawn_per_case: bool,
@@ -113,6 +121,9 @@ impl RunArgs {
             anyhow::bail!("--timeout must be at least 1 ms");
         }
         config.timeout = Duration::from_millis(self.timeout);
+        config.deadline = self.deadline_at;
+        // Under `rbv launch`: a session of its own, killed when rbv dies.
+        config.launcher = std::env::current_exe().ok();
         if self.validate_protocol {
             config.validate = Some(protocol_validator());
         }
@@ -150,6 +161,7 @@ impl RunArgs {
         let options = RunOptions {
             filters: Vec::new(),
             jobs: self.jobs,
+            deadline: None,
         };
         reporting::conditions(&reporting::RunSettings {
             command: &outcome.target,
@@ -169,7 +181,8 @@ fn protocol_validator() -> crate::adapter::Validate {
     std::sync::Arc::new(move |value| validator.validate_response(value))
 }
 
-pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
+    args.deadline_at = Some(Instant::now() + args.deadline);
     let suite = match args.cases.load() {
         Ok(suite) => suite,
         Err(error) => {
@@ -181,6 +194,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let options = RunOptions {
             filters: args.filter.clone(),
             jobs: args.jobs,
+            deadline: args.deadline_at,
         };
         let kills = crate::mutation::kills(&suite.cases, &options);
         super::output::emit(&kills.render());
@@ -202,6 +216,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let options = RunOptions {
         filters: args.filter.clone(),
         jobs: args.jobs,
+        deadline: args.deadline_at,
     };
     let started = std::time::SystemTime::now();
     let outcome = if args.implementation.is_some() {
@@ -225,10 +240,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         record.cases_sha256 = reporting::suite_digest(args.cases.cases.as_deref())?;
         record.baseline = baseline;
         record.conditions = Some(args.conditions(&outcome, suite.cases.len()));
-        let report = match &args.report {
-            Some(dir) => reporting::write_report(dir, &record)?,
-            None => reporting::build_report(&record),
-        };
+        let report = reporting::build_report(&record);
+        if let Some(dir) = &args.report {
+            if let Err(e) = rbv_report::write_all(&report, dir) {
+                // The run's results are not lost with its report.
+                super::output::emit(&text);
+                eprintln!(
+                    "rbv: cannot write the report into {}: {e}",
+                    rbv_report::text::terminal(&dir.display().to_string())
+                );
+                return Ok(ExitCode::from(EXIT_HARNESS));
+            }
+        }
         if let Some(status) = &report.baseline {
             let mut note = format!(
                 "baseline: {} known failures, {} stale entries, {} not in this run",
@@ -267,6 +290,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         insert_before_summary(&mut text, &note);
     }
     super::output::emit(&text);
+    if summary.passed + summary.failed() == 0 {
+        // Zero failures out of zero cases is not a pass.
+        eprintln!(
+            "rbv: no case ran ({} selected, {} skipped): this run proves nothing{}",
+            outcome.results.len(),
+            summary.skipped,
+            if outcome.results.is_empty() {
+                " (check --cases and --filter)"
+            } else {
+                ""
+            }
+        );
+        return Ok(ExitCode::from(EXIT_HARNESS));
+    }
     Ok(if failed {
         ExitCode::from(EXIT_FAILED)
     } else {

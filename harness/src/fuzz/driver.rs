@@ -46,12 +46,23 @@ pub struct Found {
 
 #[derive(Clone, Debug)]
 pub struct Outcome {
+    /// Execs the implementation answered in full.
     pub execs: u64,
     pub elapsed: Duration,
     /// Distinct findings (by generator family and oracle reason, see
     /// `Finding::key`), each the first of its kind, with its count.
     pub found: Vec<Found>,
+    /// How often the implementation failed (crash, hang, garbage) and was
+    /// started again.
+    pub restarts: u32,
+    /// Set when the run stopped because the implementation kept failing:
+    /// its execs prove nothing past that point.
+    pub died: Option<String>,
 }
+
+/// How often a failing implementation is started again before the run
+/// gives up on it.
+pub const MAX_RESTARTS: u32 = 3;
 
 impl Outcome {
     pub fn execs_per_second(&self) -> f64 {
@@ -70,11 +81,30 @@ pub fn drive(target: &Target, subject: &mut dyn Subject, options: &Options) -> O
     let start = Instant::now();
     let mut found: Vec<Found> = Vec::new();
     let mut execs = 0;
+    let mut attempt = 0;
+    let mut restarts = 0;
+    let mut died = None;
     while execs < options.max_execs && start.elapsed() < options.time {
-        let bytes = artifact(options.seed, execs);
-        execs += 1;
+        // The input stream goes on past an exec the implementation failed:
+        // the next input is tried on the restarted child.
+        let bytes = artifact(options.seed, attempt);
+        attempt += 1;
         let checked = (target.check)(&mut Unstructured::new(&bytes), subject);
         subject.end_exec();
+        if let Some(why) = subject.take_failure() {
+            // Nothing was judged against a dead or hung implementation.
+            restarts += 1;
+            if restarts > MAX_RESTARTS {
+                died = Some(format!("failed {restarts} times; last: {why}"));
+                break;
+            }
+            if let Err(e) = subject.restart() {
+                died = Some(format!("{why}; cannot restart it: {e}"));
+                break;
+            }
+            continue;
+        }
+        execs += 1;
         let Ok(Some(finding)) = checked else {
             continue;
         };
@@ -97,6 +127,8 @@ pub fn drive(target: &Target, subject: &mut dyn Subject, options: &Options) -> O
         execs,
         elapsed: start.elapsed(),
         found,
+        restarts: restarts.min(MAX_RESTARTS),
+        died,
     }
 }
 

@@ -65,13 +65,19 @@ pub fn promote(
         .join(target.name)
         .join("regressions")
         .join(&short);
+    // A checkout may hold planted links (`cases/regressions -> /etc`):
+    // nothing is written through one.
     for path in [&case_path, &artifact_path] {
+        rbv_report::files::refuse_links(root, path).map_err(|e| e.to_string())?;
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
+        rbv_report::files::refuse_links(root, path).map_err(|e| e.to_string())?;
     }
-    fs::write(&case_path, &yaml).map_err(|e| format!("{}: {e}", case_path.display()))?;
-    fs::write(&artifact_path, artifact).map_err(|e| format!("{}: {e}", artifact_path.display()))?;
+    rbv_report::files::replace_file(&case_path, yaml.as_bytes())
+        .map_err(|e| format!("{}: {e}", case_path.display()))?;
+    rbv_report::files::replace_file(&artifact_path, artifact)
+        .map_err(|e| format!("{}: {e}", artifact_path.display()))?;
     Ok(Promoted {
         finding,
         case_path,

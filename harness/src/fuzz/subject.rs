@@ -43,6 +43,18 @@ pub trait Subject {
     /// A name for findings: `rbv-reference`, `rbv-reference+mutant:NAME`, or
     /// the implementation's handshake name.
     fn name(&self) -> String;
+
+    /// Why the implementation stopped answering (it crashed, hung or broke
+    /// the protocol) since the last call, if it did. The exec that saw it
+    /// judged nothing: it does not count.
+    fn take_failure(&mut self) -> Option<String> {
+        None
+    }
+
+    /// Starts the implementation again after a failure.
+    fn restart(&mut self) -> Result<(), String> {
+        Err("this subject cannot be restarted".into())
+    }
 }
 
 /// The reference linked into the fuzzer: no pipes, no serialization of the
@@ -118,6 +130,10 @@ impl Subject for InProcess {
 /// gets a new name for every session instead.
 pub struct OverTransport {
     transport: Box<dyn Transport + Send>,
+    /// How to start the implementation again (`None`: it cannot be).
+    target: Option<Box<crate::adapter::Target>>,
+    /// The transport failure seen since the last `take_failure`.
+    failure: Option<String>,
     next: u64,
     /// Sessions handed out in this exec.
     in_exec: usize,
@@ -130,6 +146,8 @@ impl OverTransport {
     pub fn new(transport: Box<dyn Transport + Send>) -> Self {
         OverTransport {
             transport,
+            target: None,
+            failure: None,
             next: 0,
             in_exec: 0,
             unreset: Vec::new(),
@@ -137,15 +155,26 @@ impl OverTransport {
         }
     }
 
+    /// An implementation that `target` can start again after a failure.
+    pub fn restartable(
+        transport: Box<dyn Transport + Send>,
+        target: crate::adapter::Target,
+    ) -> Self {
+        let mut subject = Self::new(transport);
+        subject.target = Some(Box::new(target));
+        subject
+    }
+
     fn exchange(
         &mut self,
         session: &str,
         bodies: Vec<RequestBody>,
     ) -> Result<Vec<Result<ResponseBody, String>>, String> {
-        let answers = self
-            .transport
-            .exchange(session, bodies)
-            .map_err(|e| format!("{}: {}", e.kind.as_str(), e.message))?;
+        let answers = self.transport.exchange(session, bodies).map_err(|e| {
+            let why = format!("{}: {}", e.kind.as_str(), e.message);
+            self.failure.get_or_insert_with(|| why.clone());
+            why
+        })?;
         Ok(answers
             .into_iter()
             .map(|o| o.response.map(|r| r.body))
@@ -225,6 +254,21 @@ impl Subject for OverTransport {
     fn name(&self) -> String {
         let info = &self.transport.identity().handshake.implementation;
         format!("{} {}", info.name, info.version)
+    }
+
+    fn take_failure(&mut self) -> Option<String> {
+        self.failure.take()
+    }
+
+    fn restart(&mut self) -> Result<(), String> {
+        let Some(target) = &self.target else {
+            return Err("the implementation cannot be restarted".into());
+        };
+        self.transport = target.connect().map_err(|e| e.message)?;
+        self.unreset.clear();
+        self.in_exec = 0;
+        self.reuse_names = true;
+        Ok(())
     }
 }
 

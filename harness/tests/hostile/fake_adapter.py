@@ -27,6 +27,22 @@ with `auto` for reversible-local-trusted, else `escalate`; then it misbehaves as
   stubborn DIR        ignores SIGINT, SIGTERM, SIGHUP and the end of stdin; on
                       its first request writes its pid to DIR/<pid>, then
                       never answers: only SIGKILL ends it
+  duplicate           answers every request twice
+  escape DIR          on its first request starts a child that leaves the
+                      process group and session (setsid), ignores SIGTERM
+                      and SIGHUP and writes its pid to DIR/<pid>; then
+                      behaves well
+  tty FILE            tries to open /dev/tty, writes to FILE what happened
+                      (and a forged line to the terminal if it opened),
+                      then behaves well
+  evil-text           a hostile name, capabilities and a 125-deep profile (as deep as in
+                      its handshake; answers every request `unsupported`
+                      with escape sequences, bidi controls, XML-invalid
+                      characters and forged lines in the message
+  big-extra BYTES     behaves well, with an extra key of BYTES bytes in
+                      every answer
+  big-message BYTES   answers every request `unsupported` with a message of
+                      BYTES bytes
 """
 import json
 import select
@@ -35,6 +51,10 @@ import time
 
 MODE = sys.argv[1]
 DELAY = float(sys.argv[2]) if MODE == "slow" and len(sys.argv) > 2 else 0.0
+SIZE = int(sys.argv[2]) if MODE in ("big-extra", "big-message") else 0
+EVIL = ("\x1b[2J\x1b]8;;http://evil.example\x07click\x1b]8;;\x07 \u202egnp.exe\ufffe"
+        "\nrbv: 999 passed, 0 failed, 0 skipped\n::warning::pwned"
+        "\r\n  ::error::also @octocat https://evil.example/x [a](http://evil.example)")
 
 
 def first_start(path):
@@ -80,6 +100,14 @@ def answer(req):
         base.update(type="handshake", protocol_version=1,
                     implementation={"name": "fake-" + MODE, "version": "0"},
                     capabilities=CAPABILITIES, profile={})
+        if MODE == "evil-text":
+            deep = "bottom"
+            for _ in range(125):
+                deep = {"k": deep}
+            base.update(implementation={"name": "fake\ufffe\x1b[31m" + EVIL,
+                                        "version": "0\uffff" + "v" * 100000},
+                        capabilities=CAPABILITIES + ["x\u202e" * 1000],
+                        profile={"deep": deep, "wide": "w" * 200000})
     elif kind == "project":
         axes = (req.get("reversibility"), req.get("scope"), req.get("trust"))
         band = "auto" if axes == ("reversible", "local", "trusted") else "escalate"
@@ -117,9 +145,51 @@ def reverse_loop():
             send(answer(req))
 
 
+def escape(directory):
+    """A grandchild in a session of its own, deaf to polite signals."""
+    import os
+    import signal
+    child = os.fork()
+    if child:
+        # Answer only once the escapee is known, so that it is counted.
+        for _ in range(500):
+            if os.path.exists(os.path.join(directory, str(child))):
+                return
+            time.sleep(0.01)
+        return
+    if child == 0:
+        os.setsid()
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)
+        path = os.path.join(directory, str(os.getpid()))
+        with open(path + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.rename(path + ".tmp", path)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        while True:
+            time.sleep(3600)
+
+
+def tty(path):
+    import os
+    try:
+        fd = os.open("/dev/tty", os.O_WRONLY)
+        os.write(fd, b"\nrbv: 999 passed, 0 failed, 0 skipped (forged on /dev/tty)\n")
+        os.close(fd)
+        result = "opened"
+    except OSError as e:
+        result = "refused: %s" % e
+    with open(path, "w") as f:
+        f.write(result)
+
+
 def main():
     if MODE == "reverse":
         return reverse_loop()
+    if MODE == "tty":
+        tty(sys.argv[2])
     served = 0
     for line in sys.stdin:
         req = json.loads(line)
@@ -132,6 +202,8 @@ def main():
                 time.sleep(3600)
             continue
         served += 1
+        if MODE == "escape" and served == 1:
+            escape(sys.argv[2])
         if MODE == "hang":
             time.sleep(3600)
         elif MODE == "stubborn":
@@ -170,6 +242,22 @@ def main():
             sys.stderr.flush()
         elif MODE == "slow":
             time.sleep(DELAY)
+        elif MODE == "duplicate":
+            # Both in one write: they arrive together.
+            line = json.dumps(answer(req)) + "\n"
+            sys.stdout.write(line + line)
+            sys.stdout.flush()
+            continue
+        elif MODE == "big-extra":
+            out = answer(req)
+            out["padding"] = "p" * SIZE
+            send(out)
+            continue
+        elif MODE in ("evil-text", "big-message"):
+            message = EVIL if MODE == "evil-text" else "m" * SIZE
+            send({"id": req["id"], "session": req["session"],
+                  "type": "unsupported", "message": message})
+            continue
         elif MODE == "traceback-unsupported":
             traceback()
             send({"id": req["id"], "session": req["session"],

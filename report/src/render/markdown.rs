@@ -238,8 +238,8 @@ fn failure(case: &CaseResult, out: &mut String) {
     let _ = writeln!(
         out,
         "<details><summary><code>{}</code> — {}</summary>\n",
-        super::escape(&case.id),
-        super::escape(&case.headline())
+        crate::text::unlinked(&super::escape(&case.id)),
+        crate::text::unlinked(&super::escape(&case.headline()))
     );
     if !case.requirements.is_empty() {
         let reqs: Vec<String> = case
@@ -281,6 +281,9 @@ fn failure(case: &CaseResult, out: &mut String) {
 
 /// A fenced block whose fence is longer than any backtick run inside.
 pub(crate) fn fenced(out: &mut String, lang: &str, text: &str) {
+    // Nothing is a link or a mention in a fenced block, but bidi controls
+    // still reorder what it shows.
+    let text = &crate::text::visible(text);
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     let _ = writeln!(
@@ -292,6 +295,7 @@ pub(crate) fn fenced(out: &mut String, lang: &str, text: &str) {
 
 /// Text for a table cell or a line: no pipes, no markup, one line.
 pub(crate) fn cell(text: &str) -> String {
+    let text = crate::text::unlinked(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -313,7 +317,9 @@ pub(crate) fn cell(text: &str) -> String {
 
 /// Text inside a code span: backticks cannot be escaped there, so they go.
 pub(crate) fn code(text: &str) -> String {
-    text.replace('`', "'").replace(['\n', '\r'], " ")
+    crate::text::visible(text)
+        .replace('`', "'")
+        .replace(['\n', '\r'], " ")
 }
 
 pub(crate) fn short_hash(h: &str) -> String {

@@ -19,9 +19,9 @@ pub const REPORT_HTML: &str = "report.html";
 pub const BADGE_SVG: &str = "badge.svg";
 
 /// Writes `report.json`, `report.schema.json`, `junit.xml`, `summary.md`,
-/// `report.html` and `badge.svg` into `dir` (created if missing).
+/// `report.html` and `badge.svg` into `dir` (created if missing), as one
+/// unit and never through a link (see [`crate::files::write_unit`]).
 pub fn write_all(report: &Report, dir: &Path) -> io::Result<()> {
-    std::fs::create_dir_all(dir)?;
     let files = [
         (REPORT_JSON, json::render(report)?),
         (SCHEMA_JSON, json::schema()),
@@ -30,10 +30,11 @@ pub fn write_all(report: &Report, dir: &Path) -> io::Result<()> {
         (REPORT_HTML, html::render(report)),
         (BADGE_SVG, badge::render(report)),
     ];
-    for (name, text) in files {
-        std::fs::write(dir.join(name), text)?;
-    }
-    Ok(())
+    let files: Vec<(&str, Vec<u8>)> = files
+        .into_iter()
+        .map(|(name, text)| (name, text.into_bytes()))
+        .collect();
+    crate::files::write_unit(dir, &files)
 }
 
 /// Escapes text for HTML and XML content and attribute values. Beyond the
@@ -54,8 +55,12 @@ pub fn escape(text: &str) -> String {
             ':' if chars.peek() == Some(&'/') => out.push_str("&#58;"),
             // Control characters other than tab and newline are invalid in
             // XML and invisible in HTML; show where they were.
-            c if c.is_control() && c != '\n' && c != '\t' => {
+            c if (c.is_control() && c != '\n' && c != '\t') || !crate::text::xml_allowed(c) => {
                 out.push('\u{fffd}');
+            }
+            // Bidi controls and invisible marks: shown, not obeyed.
+            c if crate::text::is_hostile(c) && c != '\n' && c != '\t' => {
+                out.push_str(&crate::text::terminal(c.encode_utf8(&mut [0; 4])));
             }
             c => out.push(c),
         }

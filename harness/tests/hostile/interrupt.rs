@@ -1,0 +1,101 @@
+//! Signals to rbv: every implementation dies with it.
+
+use super::*;
+
+/// `rbv run` with two workers, each stuck on a `stubborn` implementation
+/// that only SIGKILL ends. Dropping it kills whatever a failing test left.
+pub(super) struct HungRun {
+    pub(super) rbv: Child,
+    pub(super) implementations: Vec<Pid>,
+    dirs: [tempfile::TempDir; 2],
+}
+
+impl Drop for HungRun {
+    fn drop(&mut self) {
+        let _ = self.rbv.kill();
+        let _ = self.rbv.wait();
+        for &pid in &self.implementations {
+            if !gone(pid) {
+                let _ = kill_process(pid, Signal::KILL);
+            }
+        }
+    }
+}
+
+/// Starts the run through `sh -c "{prelude}exec rbv …"` and waits until
+/// both implementations hang on a request, in groups of their own.
+pub(super) fn hung_run(prelude: &str) -> HungRun {
+    let corpus = tempfile::tempdir().expect("temp dir");
+    std::fs::write(corpus.path().join("REQUIREMENTS.yaml"), REQUIREMENTS).unwrap();
+    std::fs::create_dir(corpus.path().join("hostile")).unwrap();
+    std::fs::write(corpus.path().join("hostile/cases.yaml"), CASES).unwrap();
+    let pids = tempfile::tempdir().expect("temp dir");
+    let implementation = format!("{} '{}'", fake_command("stubborn"), pids.path().display());
+    let rbv = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{prelude}exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_rbv"))
+        .args(["run", "--jobs", "2", "--timeout", "60000", "--impl"])
+        .arg(&implementation)
+        .arg("--cases")
+        .arg(corpus.path())
+        .env_remove("RBV_IMPL")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start rbv");
+    let mut run = HungRun {
+        rbv,
+        implementations: Vec::new(),
+        dirs: [corpus, pids],
+    };
+    let hung = poll_until(Duration::from_secs(10), || {
+        run.implementations = pids_in(run.dirs[1].path());
+        run.implementations.len() == 2
+    });
+    assert!(hung, "implementations hung: {:?}", run.implementations);
+    run
+}
+
+/// Sends SIGINT to rbv: it must exit 130 at once, saying so, and take
+/// both implementations with it.
+fn interrupt(run: &mut HungRun) {
+    kill_process(Pid::from_child(&run.rbv), Signal::INT).expect("interrupt rbv");
+    let status = wait_within(&mut run.rbv, Duration::from_secs(5));
+    let mut stderr = String::new();
+    if status.is_some() {
+        let mut pipe = run.rbv.stderr.take().expect("stderr is piped");
+        pipe.read_to_string(&mut stderr).expect("read stderr");
+    }
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(130),
+        "{status:?}, stderr: {stderr}"
+    );
+    assert!(
+        stderr.contains("rbv: interrupted (SIGINT); stopped 2 implementation processes"),
+        "{stderr}"
+    );
+    for &pid in &run.implementations {
+        assert!(
+            poll_until(Duration::from_secs(5), || gone(pid)),
+            "implementation {pid:?} outlived rbv"
+        );
+    }
+}
+
+#[test]
+fn an_interrupted_run_kills_every_implementation_and_exits_130() {
+    let mut run = hung_run("");
+    interrupt(&mut run);
+}
+
+#[test]
+fn a_hangup_rbv_was_started_ignoring_stays_ignored() {
+    // What `nohup rbv run …` does.
+    let mut run = hung_run("trap '' HUP; ");
+    kill_process(Pid::from_child(&run.rbv), Signal::HUP).expect("hang up on rbv");
+    let status = wait_within(&mut run.rbv, Duration::from_millis(500));
+    assert_eq!(status, None, "rbv died of an ignored SIGHUP");
+    interrupt(&mut run);
+}
