@@ -211,7 +211,7 @@ fn a_promoted_finding_passes_on_the_reference_and_fails_on_its_mutant() {
 #[test]
 fn the_libfuzzer_entry_fuzzes_an_implementation_named_by_rbv_impl() {
     use rbv::fuzz::driver::artifact;
-    use rbv::fuzz::subject::LibFuzzerSubject;
+    use rbv::fuzz::libfuzzer::LibFuzzerSubject;
     let target = &targets::TOKEN_BINDING;
     let adapter = |extra: &str| format!("{} adapter{extra}", env!("CARGO_BIN_EXE_rbv"));
     let first_finding = |subject: &LibFuzzerSubject| {

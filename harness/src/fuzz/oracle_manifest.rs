@@ -12,8 +12,8 @@
 
 use super::finding::{yaml_json, CaseDraft, Finding};
 use super::gen::manifest::{input, ManifestInput, OPERATION_IDS};
+use super::req;
 use super::subject::Subject;
-use super::targets::req;
 use crate::verdict::FailKind;
 use arbitrary::{Result, Unstructured};
 use rbv_protocol::*;

@@ -10,34 +10,7 @@ use arbitrary::{Result, Unstructured};
 use rbv_protocol::*;
 use serde_json::{json, Value};
 
-/// Requirement ids (cases/REQUIREMENTS.yaml) that findings cite. A test
-/// checks that each exists in the catalogue.
-pub mod req {
-    pub const TOKEN_BINDING: &str = "RBV-TOK-002";
-    pub const TOKEN_SINGLE_USE: &str = "RBV-TOK-005";
-    pub const TOKEN_HUMAN_ONLY: &str = "RBV-TOK-001";
-    pub const SQL: &str = "RBV-SQL-005";
-    pub const SQL_READS: &str = "RBV-SQL-009";
-    pub const SHELL: &str = "RBV-SH-002";
-    pub const SHELL_DATA: &str = "RBV-SH-001";
-    pub const FETCH_LOOPBACK: &str = "RBV-FET-001";
-    pub const FETCH_NOT_LOOPBACK: &str = "RBV-FET-002";
-    pub const MANIFEST_ENTRY: &str = "RBV-MAN-003";
-    pub const MANIFEST_DEFAULT: &str = "RBV-MAN-008";
-    pub const ALL: &[&str] = &[
-        TOKEN_BINDING,
-        TOKEN_SINGLE_USE,
-        TOKEN_HUMAN_ONLY,
-        SQL,
-        SQL_READS,
-        SHELL,
-        SHELL_DATA,
-        FETCH_LOOPBACK,
-        FETCH_NOT_LOOPBACK,
-        MANIFEST_ENTRY,
-        MANIFEST_DEFAULT,
-    ];
-}
+pub use super::req;
 
 pub type Check = fn(&mut Unstructured, &mut dyn Subject) -> Result<Option<Finding>>;
 
@@ -108,29 +81,6 @@ pub const TARGETS: &[Target] = &[
 
 pub fn by_name(name: &str) -> Option<&'static Target> {
     TARGETS.iter().find(|t| t.name == name)
-}
-
-/// Entry point of the cargo-fuzz binaries, one target each (`fuzz/fuzz_targets`
-/// passes its constant, e.g. `libfuzzer_target(&TOKEN_BINDING, data)`): the
-/// reference in-process, the mutant named by `RBV_MUTANT`, or the
-/// implementation `RBV_IMPL` names, over the protocol; a finding panics
-/// (libFuzzer's crash).
-///
-/// In-process, each input gets a fresh subject. Sessions that outlive their
-/// input would make every input end with more allocations than frees, and
-/// libFuzzer then runs a full LeakSanitizer scan after each one (about 100
-/// exec/s instead of tens of thousands).
-pub fn libfuzzer_target(target: &Target, data: &[u8]) {
-    use super::subject::LibFuzzerSubject;
-    use std::sync::OnceLock;
-    static SUBJECT: OnceLock<LibFuzzerSubject> = OnceLock::new();
-    let subject = SUBJECT.get_or_init(|| LibFuzzerSubject::from_env(target.needs));
-    if let Ok(Some(finding)) = subject.check(target.check, data) {
-        panic!(
-            "{finding}\n--- case ---\n{}",
-            finding.to_yaml(data, "unpromoted")
-        );
-    }
 }
 
 // ---------------------------------------------------------------- tokens

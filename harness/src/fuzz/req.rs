@@ -1,0 +1,27 @@
+//! Requirement ids (cases/REQUIREMENTS.yaml) that findings cite. A test
+//! checks that each exists in the catalogue.
+
+pub const TOKEN_BINDING: &str = "RBV-TOK-002";
+pub const TOKEN_SINGLE_USE: &str = "RBV-TOK-005";
+pub const TOKEN_HUMAN_ONLY: &str = "RBV-TOK-001";
+pub const SQL: &str = "RBV-SQL-005";
+pub const SQL_READS: &str = "RBV-SQL-009";
+pub const SHELL: &str = "RBV-SH-002";
+pub const SHELL_DATA: &str = "RBV-SH-001";
+pub const FETCH_LOOPBACK: &str = "RBV-FET-001";
+pub const FETCH_NOT_LOOPBACK: &str = "RBV-FET-002";
+pub const MANIFEST_ENTRY: &str = "RBV-MAN-003";
+pub const MANIFEST_DEFAULT: &str = "RBV-MAN-008";
+pub const ALL: &[&str] = &[
+    TOKEN_BINDING,
+    TOKEN_SINGLE_USE,
+    TOKEN_HUMAN_ONLY,
+    SQL,
+    SQL_READS,
+    SHELL,
+    SHELL_DATA,
+    FETCH_LOOPBACK,
+    FETCH_NOT_LOOPBACK,
+    MANIFEST_ENTRY,
+    MANIFEST_DEFAULT,
+];
