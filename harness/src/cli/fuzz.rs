@@ -2,7 +2,7 @@
 //! against the reference, a mutant, or any implementation.
 
 use crate::adapter::{Connect, ProcessConfig, Target as AdapterTarget};
-use crate::fuzz::driver::{drive, Options};
+use crate::fuzz::driver::{drive_with, Options};
 use crate::fuzz::promote::{promote, today};
 use crate::fuzz::{targets, InProcess, OverTransport, Subject, TARGETS};
 use anyhow::{anyhow, bail, Context};
@@ -34,9 +34,20 @@ pub struct SubjectArgs {
 #[derive(Debug, clap::Args)]
 pub struct FuzzArgs {
     /// The target: token_binding, sql_bypass, shell_bypass, url_loopback,
-    /// manifest, case_loader, protocol_decoder.
+    /// manifest, rule_of_two, case_loader, protocol_decoder.
+    #[arg(long, required_unless_present = "reach")]
+    pub target: Option<String>,
+    /// Print which generator productions reach each input requirement of
+    /// cases/REQUIREMENTS.yaml (every target, seeded, against the
+    /// reference) and fail when a MUST requirement has none.
+    #[arg(long, conflicts_with = "target")]
+    pub reach: bool,
+    /// The catalogue for --reach.
+    #[arg(long, value_name = "FILE", default_value = "cases/REQUIREMENTS.yaml")]
+    pub catalogue: PathBuf,
+    /// Print the run's statistics as one JSON object on stdout at the end.
     #[arg(long)]
-    pub target: String,
+    pub json: bool,
     #[command(flatten)]
     pub subject: SubjectArgs,
     /// How long to run: `60s`, `2m`, `500ms`.
@@ -134,7 +145,10 @@ fn target(name: &str) -> anyhow::Result<&'static targets::Target> {
 }
 
 pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
-    let target = target(&args.target)?;
+    if args.reach {
+        return reach(&args);
+    }
+    let target = target(args.target.as_deref().unwrap_or_default())?;
     if let Some(dir) = &args.write_seeds {
         std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
         let seeds = crate::fuzz::driver::seeds(target.name);
@@ -172,7 +186,13 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
         args.seed,
         args.time
     );
-    let outcome = drive(target, subject.as_mut(), &options);
+    let progress = super::fuzz_progress::Progress::new(args.time);
+    let (outcome, fired) = crate::fuzz::reach::record(|| {
+        drive_with(target, subject.as_mut(), &options, &mut |t| {
+            progress.tick(t)
+        })
+    });
+    progress.finish();
     let date = today();
     let cluster = if args.postgres && !outcome.found.is_empty() {
         Some(crate::oracle::postgres::Cluster::start()?)
@@ -215,7 +235,44 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
         outcome.execs_per_second(),
         outcome.found.len()
     );
+    if args.json {
+        let stats = serde_json::json!({
+            "target": target.name,
+            "subject": subject.name(),
+            "seed": args.seed,
+            "execs": outcome.execs,
+            "elapsed_ms": outcome.elapsed.as_secs_f64() * 1000.0,
+            "execs_per_second": outcome.execs_per_second(),
+            "findings": outcome.found.iter().map(|f| serde_json::json!({
+                "requirement": f.finding.requirement,
+                "summary": f.finding.summary,
+                "after_execs": f.after_execs,
+                "after_ms": f.after.as_secs_f64() * 1000.0,
+            })).collect::<Vec<_>>(),
+            "productions": fired.keys().map(|(g, p)| format!("{g}/{p}")).collect::<Vec<_>>(),
+        });
+        println!("{stats}");
+    }
     Ok(if outcome.found.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(super::EXIT_FAILED)
+    })
+}
+
+/// `rbv fuzz --reach`: the map, and failure on a hole or a stale tag.
+fn reach(args: &FuzzArgs) -> anyhow::Result<ExitCode> {
+    let path = &args.catalogue;
+    let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
+    let catalogue: crate::case::requirements::Catalogue =
+        serde_saphyr::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let map = crate::fuzz::reach_map::measure(&catalogue, args.max_execs.unwrap_or(3000));
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&map)?);
+    } else {
+        print!("{map}");
+    }
+    Ok(if map.ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(super::EXIT_FAILED)

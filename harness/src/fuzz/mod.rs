@@ -13,9 +13,14 @@ pub mod gen;
 pub mod libfuzzer;
 pub mod oracle_manifest;
 pub mod promote;
+pub mod reach;
+pub mod reach_map;
 pub mod req;
 pub mod rng;
+pub mod steps;
 pub mod subject;
+pub mod target_rule_of_two;
+pub mod target_token;
 pub mod targets;
 
 pub use finding::Finding;

@@ -64,7 +64,7 @@ impl Transport for Recording {
     }
 }
 
-fn fuzz(refuse_reset: bool, execs: u64) -> Vec<(String, Vec<&'static str>)> {
+fn fuzz(target: &str, refuse_reset: bool, execs: u64) -> Vec<(String, Vec<&'static str>)> {
     let batches = Batches::default();
     let mut subject = OverTransport::new(Box::new(Recording {
         inner: LinkedIn::new(None),
@@ -75,7 +75,7 @@ fn fuzz(refuse_reset: bool, execs: u64) -> Vec<(String, Vec<&'static str>)> {
         max_execs: execs,
         ..Options::default()
     };
-    let outcome = drive(by_name("token_binding").unwrap(), &mut subject, &options);
+    let outcome = drive(by_name(target).unwrap(), &mut subject, &options);
     assert_eq!(outcome.execs, execs);
     assert!(outcome.found.is_empty(), "the reference has no finding");
     let batches = batches.lock().unwrap().clone();
@@ -84,7 +84,8 @@ fn fuzz(refuse_reset: bool, execs: u64) -> Vec<(String, Vec<&'static str>)> {
 
 #[test]
 fn execs_reuse_session_names_each_reset_with_its_first_request() {
-    let batches = fuzz(false, 50);
+    // A target with one session per exec.
+    let batches = fuzz("sql_bypass", false, 50);
     let names: std::collections::BTreeSet<&str> = batches.iter().map(|(s, _)| s.as_str()).collect();
     assert_eq!(names.into_iter().collect::<Vec<_>>(), ["fuzz-1"]);
     // An exec's first batch loads its plugins (and approves) in a session
@@ -100,7 +101,7 @@ fn execs_reuse_session_names_each_reset_with_its_first_request() {
 
 #[test]
 fn without_reset_every_session_gets_a_new_name() {
-    let batches = fuzz(true, 20);
+    let batches = fuzz("sql_bypass", true, 20);
     let names: std::collections::BTreeSet<&str> = batches.iter().map(|(s, _)| s.as_str()).collect();
     let execs = batches
         .iter()
@@ -113,4 +114,14 @@ fn without_reset_every_session_gets_a_new_name() {
     assert_eq!(once, execs - 1);
     let resets = batches.iter().filter(|(_, k)| k.contains(&"reset_session"));
     assert_eq!(resets.count(), 1);
+}
+
+#[test]
+fn sequences_over_two_sessions_reuse_two_names() {
+    let batches = fuzz("token_binding", false, 200);
+    let names: std::collections::BTreeSet<&str> = batches.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(names.into_iter().collect::<Vec<_>>(), ["fuzz-1", "fuzz-2"]);
+    // A reset the target asks for goes out alone, besides the implicit
+    // ones that open each session of an exec.
+    assert!(batches.iter().any(|(_, k)| k == &["reset_session"]));
 }

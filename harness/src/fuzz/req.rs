@@ -24,4 +24,24 @@ pub const ALL: &[&str] = &[
     FETCH_NOT_LOOPBACK,
     MANIFEST_ENTRY,
     MANIFEST_DEFAULT,
+    TOKEN_SCOPE,
+    TOKEN_CONCURRENT,
+    TOKEN_FORGED,
+    TOKEN_RESET,
+    TOKEN_STANDING,
+    TOKEN_EXACT,
+    R2_ESCALATES,
+    R2_ONE_ALONE,
+    POLICY_RAISES,
+    DECLARED_REPORTED,
 ];
+pub const TOKEN_SCOPE: &str = "RBV-TOK-004";
+pub const TOKEN_CONCURRENT: &str = "RBV-TOK-006";
+pub const TOKEN_FORGED: &str = "RBV-TOK-007";
+pub const TOKEN_RESET: &str = "RBV-TOK-008";
+pub const TOKEN_STANDING: &str = "RBV-TOK-009";
+pub const TOKEN_EXACT: &str = "RBV-TOK-010";
+pub const R2_ESCALATES: &str = "RBV-R2-001";
+pub const R2_ONE_ALONE: &str = "RBV-R2-004";
+pub const POLICY_RAISES: &str = "RBV-EFF-002";
+pub const DECLARED_REPORTED: &str = "RBV-MAN-014";

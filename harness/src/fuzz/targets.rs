@@ -2,8 +2,10 @@
 //! (no answer) is the subject's problem, reported by the conformance run:
 //! the oracles judge answers only.
 
-use super::finding::{yaml_json, CaseDraft, Finding};
+use super::finding::{CaseDraft, Finding};
 use super::gen::{self, Labeled, Truth};
+use super::reach;
+use super::steps::{op_json, plugins_yaml};
 use super::subject::Subject;
 use crate::verdict::FailKind;
 use arbitrary::{Result, Unstructured};
@@ -30,7 +32,7 @@ pub struct Target {
 pub const TOKEN_BINDING: Target = Target {
     name: "token_binding",
     needs: &[Capability::Tokens, Capability::Manifest],
-    check: token_binding,
+    check: super::target_token::check,
 };
 
 pub const SQL_BYPASS: Target = Target {
@@ -57,6 +59,12 @@ pub const MANIFEST: Target = Target {
     check: manifest,
 };
 
+pub const RULE_OF_TWO: Target = Target {
+    name: "rule_of_two",
+    needs: &[Capability::RuleOfTwo, Capability::Manifest],
+    check: super::target_rule_of_two::check,
+};
+
 pub const CASE_LOADER: Target = Target {
     name: "case_loader",
     needs: &[],
@@ -75,185 +83,13 @@ pub const TARGETS: &[Target] = &[
     SHELL_BYPASS,
     URL_LOOPBACK,
     MANIFEST,
+    RULE_OF_TWO,
     CASE_LOADER,
     PROTOCOL_DECODER,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static Target> {
     TARGETS.iter().find(|t| t.name == name)
-}
-
-// ---------------------------------------------------------------- tokens
-
-/// A plugin that declares every operation the token generator uses as
-/// escalate, so that each needs an approval in any implementation.
-fn escalating_plugins(ops: &[&Operation]) -> Vec<PluginBundle> {
-    let mut names: Vec<&str> = ops.iter().filter_map(|o| o.plugin.as_deref()).collect();
-    names.sort();
-    names.dedup();
-    names
-        .into_iter()
-        .map(|name| {
-            let mut ids: Vec<&str> = ops.iter().map(|o| o.id.as_str()).collect();
-            ids.sort();
-            ids.dedup();
-            let operations: Vec<Value> = ids
-                .iter()
-                .map(|id| json!({"id": id, "band": "escalate", "reversibility": "irreversible", "scope": "external"}))
-                .collect();
-            PluginBundle {
-                manifest: json!({
-                    "$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json",
-                    "name": name,
-                    "version": "1.0.0",
-                    "permissions": {"operations": operations},
-                })
-                .into(),
-                mcp: None,
-                skills: vec![],
-                tools: Default::default(),
-            }
-        })
-        .collect()
-}
-
-fn plugins_yaml(plugins: &[PluginBundle]) -> String {
-    let mut out = String::new();
-    for p in plugins {
-        out.push_str(&format!("      - manifest: {}\n", yaml_json(&p.manifest)));
-    }
-    out
-}
-
-fn op_json(op: &Operation) -> String {
-    yaml_json(&serde_json::to_value(op).expect("operations serialize"))
-}
-
-fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
-    use gen::token::{input, same_data, Probe};
-    let t = input(u)?;
-    let plugins = escalating_plugins(&[&t.a, &t.b]);
-    let session = subject.fresh_session();
-    let human = Approver {
-        kind: ApproverKind::Human,
-        name: "user".into(),
-    };
-    // Every probe approves once, first: the plugins load in the same batch
-    // (neither waits on the other's answer; over a pipe, one round trip).
-    let approve = |subject: &mut dyn Subject, op: &Operation, approver: Approver| {
-        let load = RequestBody::LoadPlugins(LoadPluginsRequest {
-            plugins: plugins.clone(),
-        });
-        let approve = RequestBody::Approve(ApproveRequest {
-            operation: op.clone(),
-            approver,
-        });
-        match subject.call_batch(&session, vec![load, approve]).pop() {
-            Some(Ok(ResponseBody::Approval(a))) if a.granted => a.token,
-            _ => None,
-        }
-    };
-    // Whether every one of `times` redemptions of the token is allowed,
-    // all sent in one batch.
-    let invoke = |subject: &mut dyn Subject, op: &Operation, token: &str, times: usize| {
-        let body = RequestBody::Invoke(InvokeRequest {
-            operation: op.clone(),
-            token: Some(token.to_owned()),
-        });
-        let answers = subject.call_batch(&session, vec![body; times]);
-        answers
-            .iter()
-            .all(|a| matches!(a, Ok(ResponseBody::Invocation(i)) if i.allowed))
-    };
-    // Only a finding needs its case text.
-    let load = || format!("  - load_plugins:\n{}", plugins_yaml(&plugins));
-    match t.probe {
-        Probe::Binding => {
-            if same_data(&t.a, &t.b) {
-                return Ok(None);
-            }
-            let Some(token) = approve(subject, &t.a, human) else {
-                return Ok(None);
-            };
-            if !invoke(subject, &t.b, &token, 1) {
-                return Ok(None);
-            }
-            Ok(Some(Finding {
-                target: "token_binding",
-                requirement: req::TOKEN_BINDING,
-                kind: FailKind::Under,
-                summary: format!(
-                    "a token approved for {} also authorized a call that differs by {:?}",
-                    op_json(&t.a),
-                    t.mutation
-                ),
-                payload: None,
-                case: CaseDraft {
-                    area: "tokens",
-                    title: format!("A token for one call does not authorize a call changed by {:?}", t.mutation),
-                    tags: vec!["tokens", "bypass"],
-                    steps: format!(
-                        "{load}  - approve: {{operation: {a}}}\n    capture: {{tok: token}}\n  - invoke: {{operation: {b}, token: {{capture: tok}}}}\n    expect: {{allowed: false}}\n",
-                        load = load(),
-                        a = op_json(&t.a),
-                        b = op_json(&t.b)
-                    ),
-                },
-            }))
-        }
-        Probe::Replay => {
-            let Some(token) = approve(subject, &t.a, human) else {
-                return Ok(None);
-            };
-            if !invoke(subject, &t.a, &token, 2) {
-                return Ok(None);
-            }
-            Ok(Some(Finding {
-                target: "token_binding",
-                requirement: req::TOKEN_SINGLE_USE,
-                kind: FailKind::Under,
-                summary: format!("a token was redeemed twice for {}", op_json(&t.a)),
-                payload: None,
-                case: CaseDraft {
-                    area: "tokens",
-                    title: "A token is single-use: the second redemption is refused".into(),
-                    tags: vec!["tokens", "replay"],
-                    steps: format!(
-                        "{load}  - approve: {{operation: {a}}}\n    capture: {{tok: token}}\n  - invoke: {{operation: {a}, token: {{capture: tok}}}}\n    expect: {{allowed: true}}\n  - invoke: {{operation: {a}, token: {{capture: tok}}}}\n    expect: {{allowed: false}}\n",
-                        load = load(),
-                        a = op_json(&t.a)
-                    ),
-                },
-            }))
-        }
-        Probe::Minting(kind) => {
-            let approver = Approver {
-                kind,
-                name: format!("{}-approver", kind.as_str()),
-            };
-            if approve(subject, &t.a, approver).is_none() {
-                return Ok(None);
-            }
-            Ok(Some(Finding {
-                target: "token_binding",
-                requirement: req::TOKEN_HUMAN_ONLY,
-                kind: FailKind::Under,
-                summary: format!("a token was minted for a {} approver", kind.as_str()),
-                payload: None,
-                case: CaseDraft {
-                    area: "tokens",
-                    title: format!("No token is minted for a {} approver", kind.as_str()),
-                    tags: vec!["tokens", "bypass"],
-                    steps: format!(
-                        "{load}  - approve: {{operation: {a}, approver: {{kind: {k}, name: {k}-approver}}}}\n    expect: {{granted: false}}\n",
-                        load = load(),
-                        a = op_json(&t.a),
-                        k = kind.as_str()
-                    ),
-                },
-            }))
-        }
-    }
 }
 
 // ---------------------------------------------------------------- classifiers
@@ -290,6 +126,17 @@ struct ClassifierProbe<'a> {
 
 impl ClassifierProbe<'_> {
     fn run(self, subject: &mut dyn Subject) -> Option<Finding> {
+        for family in &self.labeled.families {
+            reach::fire(self.area, family);
+        }
+        reach::fire(
+            self.area,
+            match self.labeled.truth {
+                Truth::Dangerous => "dangerous",
+                Truth::Safe(_) => "safe",
+                Truth::AtLeast(_) => "at-least",
+            },
+        );
         let session = subject.fresh_session();
         let mut batch = Vec::with_capacity(2);
         if !self.plugins.is_empty() {

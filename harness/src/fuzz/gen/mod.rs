@@ -5,8 +5,10 @@
 pub mod corpus;
 pub mod json;
 pub mod manifest;
+pub mod rule_of_two;
 pub mod shell;
 pub mod sql;
+pub mod tags;
 pub mod token;
 pub mod url;
 pub mod yaml;
