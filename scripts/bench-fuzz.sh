@@ -3,7 +3,9 @@
 #  1. exec/s of every target on the stable driver, in-process (reference);
 #  2. exec/s against the reference over the protocol (a child process);
 #  3. time for the stable driver to find each fuzzable mutant;
-#  4. with nightly + cargo-fuzz: time for libFuzzer to find each mutant.
+#  4. with nightly + cargo-fuzz: time for libFuzzer to find each mutant;
+#  5. time for the stable driver to find each realistic bug family
+#     (harness/tests/support/bugs.rs), in-process and over the protocol.
 # Usage: scripts/bench-fuzz.sh [seconds-per-throughput-run]   (default 10)
 #        RBV_BENCH_LIBFUZZER=0 skips the libFuzzer part (it builds every target).
 set -euo pipefail
@@ -45,6 +47,13 @@ for pair in $pairs; do
   time=$(echo "$rows" | awk '{print $2}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   echo "| $m | $t | $execs | $time |"
 done
+
+echo
+echo "## time to first finding of realistic bug families, stable driver (median of 5 seeds, ${secs}s cap each)"
+cargo build --release -q -p rbv --example bug_families
+./target/release/examples/bug_families --time "$secs"
+echo
+./target/release/examples/bug_families --time "$secs" --impl "$rbv adapter"
 
 if [ "${RBV_BENCH_LIBFUZZER:-1}" = 1 ] && rustup toolchain list | grep -q '^nightly' && command -v cargo-fuzz >/dev/null; then
   echo
