@@ -48,6 +48,8 @@ const FUZZABLE: &[(&str, &str)] = &[
     ("quoted-string-blind", "shell_bypass"),
     ("whole-plugin-invalid", "manifest"),
     ("permissive-default", "manifest"),
+    ("rule-of-two-off", "rule_of_two"),
+    ("session-bypass-flag", "rule_of_two"),
 ];
 
 #[test]

@@ -33,6 +33,7 @@ pub const ALL: &[&str] = &[
     R2_ESCALATES,
     R2_ONE_ALONE,
     POLICY_RAISES,
+    UNTRUSTED_RAISES,
     DECLARED_REPORTED,
 ];
 pub const TOKEN_SCOPE: &str = "RBV-TOK-004";
@@ -44,4 +45,5 @@ pub const TOKEN_EXACT: &str = "RBV-TOK-010";
 pub const R2_ESCALATES: &str = "RBV-R2-001";
 pub const R2_ONE_ALONE: &str = "RBV-R2-004";
 pub const POLICY_RAISES: &str = "RBV-EFF-002";
+pub const UNTRUSTED_RAISES: &str = "RBV-EFF-005";
 pub const DECLARED_REPORTED: &str = "RBV-MAN-014";

@@ -31,13 +31,17 @@ fn plugin() -> PluginBundle {
     }
 }
 
-fn operation() -> Operation {
+fn operation(untrusted: bool) -> Operation {
     Operation {
         plugin: Some("notes-tools".into()),
         id: "mcp:notes/read_note".into(),
         kind: None,
         arguments: serde_json::Map::from_iter([("note".to_owned(), json!("todo"))]),
-        trust: Some(Trust::Trusted),
+        trust: Some(if untrusted {
+            Trust::Untrusted
+        } else {
+            Trust::Trusted
+        }),
         actor: None,
     }
 }
@@ -53,7 +57,7 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
     let steps = input(u)?;
     let sessions = [subject.fresh_session(), subject.fresh_session()];
     let mut model = [Model::default(), Model::default()];
-    let (plugin, op) = (plugin(), operation());
+    let (plugin, trusted) = (plugin(), operation(false));
     let mut text = String::new();
     let mut current = 0;
     for step in &steps {
@@ -93,20 +97,20 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
                 model[s].floor = model[s].floor.max(Some(*floor));
                 text.push_str(&format!(
                     "  - set_policy: {{floors: {{\"{}\": {floor}}}}}\n",
-                    op.id
+                    trusted.id
                 ));
                 RequestBody::SetPolicy(SetPolicyRequest {
-                    floors: [(op.id.clone(), *floor)].into(),
+                    floors: [(trusted.id.clone(), *floor)].into(),
                     critical: vec![],
                 })
             }
-            Step::Evaluate { .. } => RequestBody::Evaluate(EvaluateRequest {
-                operation: op.clone(),
+            Step::Evaluate { untrusted, .. } => RequestBody::Evaluate(EvaluateRequest {
+                operation: operation(*untrusted),
             }),
         };
         batch.push(body);
         let answer = subject.call_batch(&sessions[s], batch).pop();
-        let Step::Evaluate { .. } = step else {
+        let Step::Evaluate { untrusted, .. } = *step else {
             if !matches!(answer, Some(Ok(ResponseBody::Ack(_)))) {
                 // Unacknowledged state: the model no longer knows the session.
                 return Ok(None);
@@ -116,13 +120,18 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
         let Some(Ok(ResponseBody::Evaluation(e))) = answer else {
             return Ok(None);
         };
-        let count = model[s].props.iter().filter(|p| **p).count();
+        // The call's own untrusted arguments count for this evaluation only
+        // (evaluation changes no state).
+        let count = model[s].props.iter().filter(|p| **p).count()
+            + usize::from(untrusted && !model[s].props[0]);
         let r2 = if count >= 2 {
             Band::Escalate
         } else {
             Band::Auto
         };
-        let want = r2.max(model[s].floor.unwrap_or(Band::Auto));
+        let projected = if untrusted { Band::SoftAck } else { Band::Auto };
+        let want = r2.max(projected).max(model[s].floor.unwrap_or(Band::Auto));
+        let op = operation(untrusted);
         fire(
             "rule_of_two",
             if count >= 2 {
@@ -139,10 +148,12 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
             op_json(&op)
         ));
         let (requirement, kind) = if e.band < want {
-            let req = if r2 > model[s].floor.unwrap_or(Band::Auto) {
+            let req = if r2 == want && r2 > Band::Auto {
                 req::R2_ESCALATES
-            } else {
+            } else if model[s].floor == Some(want) {
                 req::POLICY_RAISES
+            } else {
+                req::UNTRUSTED_RAISES
             };
             (req, FailKind::Under)
         } else if e.band > want {

@@ -10,10 +10,22 @@ use std::collections::BTreeMap;
 /// One step; `session` is 0 (a) or 1 (b).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
-    Event { session: usize, event: SessionEvent },
-    Reset { session: usize },
-    Policy { session: usize, floor: Band },
-    Evaluate { session: usize },
+    Event {
+        session: usize,
+        event: SessionEvent,
+    },
+    Reset {
+        session: usize,
+    },
+    Policy {
+        session: usize,
+        floor: Band,
+    },
+    /// `untrusted`: the call's own arguments are untrusted input.
+    Evaluate {
+        session: usize,
+        untrusted: bool,
+    },
 }
 
 /// The run property an event sets (None: environment, which sets none).
@@ -86,7 +98,10 @@ pub fn input(u: &mut Unstructured) -> Result<Vec<Step>> {
                 let floor = *u.choose(Band::ALL)?;
                 Step::Policy { session, floor }
             }
-            2 | 3 => Step::Evaluate { session },
+            2 | 3 => Step::Evaluate {
+                session,
+                untrusted: untrusted(u)?,
+            },
             _ => Step::Event {
                 session,
                 event: event(u)?,
@@ -95,6 +110,7 @@ pub fn input(u: &mut Unstructured) -> Result<Vec<Step>> {
     }
     steps.push(Step::Evaluate {
         session: usize::from(u.ratio(1, 4)?),
+        untrusted: untrusted(u)?,
     });
     if steps.iter().any(|s| step_session(s) == 1) {
         fire("rule_of_two", "second-session");
@@ -102,12 +118,20 @@ pub fn input(u: &mut Unstructured) -> Result<Vec<Step>> {
     Ok(steps)
 }
 
+fn untrusted(u: &mut Unstructured) -> Result<bool> {
+    let untrusted = u.ratio(1, 4)?;
+    if untrusted {
+        fire("rule_of_two", "untrusted-arguments");
+    }
+    Ok(untrusted)
+}
+
 pub fn step_session(step: &Step) -> usize {
     match step {
         Step::Event { session, .. }
         | Step::Reset { session }
         | Step::Policy { session, .. }
-        | Step::Evaluate { session } => *session,
+        | Step::Evaluate { session, .. } => *session,
     }
 }
 
@@ -123,6 +147,9 @@ pub fn productions() -> Vec<Tagged> {
         ("state-change", &["RBV-R2-001", "RBV-R2-002"]),
         ("environment-bypass-flag", &["RBV-BYP-001"]),
         ("reset", &["RBV-R2-006"]),
+        // Untrusted arguments: the declared axes project to soft-ack, and
+        // the call itself counts as untrusted input for Rule-of-Two.
+        ("untrusted-arguments", &["RBV-EFF-005", "RBV-R2-001"]),
         ("policy-floor", &["RBV-EFF-002", "RBV-EFF-001"]),
         ("second-session", &["RBV-R2-002"]),
         // The evaluated operation is declared auto with trusted axes: only
