@@ -75,15 +75,34 @@ fn human() -> Approver {
     }
 }
 
-/// One exec's sessions and the case text of what was sent.
+/// A step sent, kept as data: its case text is written only for a finding
+/// (serializing every exec's operations would cost more than the exec).
+enum Logged {
+    Load,
+    Approve {
+        op: Operation,
+        approver: Option<ApproverKind>,
+        capture: &'static str,
+    },
+    Invoke {
+        op: Operation,
+        /// A capture name, or a quoted literal (a forgery).
+        token: Option<String>,
+        times: usize,
+        expect: &'static str,
+    },
+    Reset,
+    Evaluate(Operation),
+}
+
+/// One exec's sessions and what was sent in each.
 struct Run<'s> {
     subject: &'s mut dyn Subject,
     plugins: Vec<PluginBundle>,
     /// Sessions whose plugins are loaded.
     loaded: Vec<String>,
-    steps: String,
-    /// The session the last step was written for.
-    current: String,
+    /// Each step with its session (`true`: the first session).
+    log: Vec<(bool, Logged)>,
     first: String,
 }
 
@@ -94,8 +113,7 @@ impl<'s> Run<'s> {
             subject,
             plugins,
             loaded: vec![],
-            steps: String::new(),
-            current: first.clone(),
+            log: vec![],
             first,
         }
     }
@@ -104,13 +122,70 @@ impl<'s> Run<'s> {
         self.subject.fresh_session()
     }
 
-    fn step(&mut self, session: &str, text: String) {
-        if session != self.current {
-            let name = if session == self.first { "a" } else { "b" };
-            self.steps.push_str(&format!("  # session {name}\n"));
-            self.current = session.to_owned();
+    fn step(&mut self, session: &str, step: Logged) {
+        self.log.push((session == self.first, step));
+    }
+
+    /// The case's `steps:` text.
+    fn steps(&self) -> String {
+        let mut out = String::new();
+        let mut in_first = true;
+        for (first, step) in &self.log {
+            if *first != in_first {
+                in_first = *first;
+                out.push_str(if in_first {
+                    "  # session a\n"
+                } else {
+                    "  # session b\n"
+                });
+            }
+            out.push_str(&match step {
+                Logged::Load => format!("  - load_plugins:\n{}", plugins_yaml(&self.plugins)),
+                Logged::Approve {
+                    op,
+                    approver,
+                    capture,
+                } => {
+                    let who = approver.map_or(String::new(), |k| {
+                        format!(
+                            ", approver: {{kind: {k}, name: {k}-approver}}",
+                            k = k.as_str()
+                        )
+                    });
+                    format!(
+                        "  - approve: {{operation: {}{who}}}\n    capture: {{{capture}: token}}\n",
+                        op_json(op)
+                    )
+                }
+                Logged::Invoke {
+                    op,
+                    token,
+                    times,
+                    expect,
+                } => {
+                    let tok = match token {
+                        Some(name) if name.starts_with('"') => format!(", token: {name}"),
+                        Some(name) => format!(", token: {{capture: {name}}}"),
+                        None => String::new(),
+                    };
+                    let line = format!("{{operation: {}{tok}}}", op_json(op));
+                    if *times == 1 {
+                        format!("  - invoke: {line}\n    expect: {expect}\n")
+                    } else {
+                        let items = vec![format!("      - invoke: {line}\n"); *times].concat();
+                        format!("  - concurrent:\n{items}    expect: {expect}\n")
+                    }
+                }
+                Logged::Reset => "  - reset_session: {}\n".to_owned(),
+                Logged::Evaluate(op) => {
+                    format!(
+                        "  - evaluate: {}\n    expect: {{band: escalate}}\n",
+                        op_json(op)
+                    )
+                }
+            });
         }
-        self.steps.push_str(&text);
+        out
     }
 
     /// Sends `bodies` after the plugins, if `session` has not loaded them.
@@ -125,8 +200,13 @@ impl<'s> Run<'s> {
                 }),
             );
             self.loaded.push(session.to_owned());
-            let text = format!("  - load_plugins:\n{}", plugins_yaml(&self.plugins));
-            self.step(session, text);
+            // Before the step this batch carries, logged by the caller.
+            let at = if asked == 0 {
+                self.log.len()
+            } else {
+                self.log.len() - 1
+            };
+            self.log.insert(at, (session == self.first, Logged::Load));
         }
         let answers = self.subject.call_batch(session, bodies);
         let mut answers: Vec<Option<ResponseBody>> = answers.into_iter().map(Result::ok).collect();
@@ -142,26 +222,20 @@ impl<'s> Run<'s> {
         session: &str,
         op: &Operation,
         approver: Approver,
-        capture: &str,
+        capture: &'static str,
     ) -> Option<String> {
+        let kind = approver.kind;
         let body = RequestBody::Approve(ApproveRequest {
             operation: op.clone(),
-            approver: approver.clone(),
+            approver,
         });
-        let who = if approver.kind == ApproverKind::Human {
-            String::new()
-        } else {
-            format!(
-                ", approver: {{kind: {k}, name: {k}-approver}}",
-                k = approver.kind.as_str()
-            )
-        };
         self.step(
             session,
-            format!(
-                "  - approve: {{operation: {}{who}}}\n    capture: {{{capture}: token}}\n",
-                op_json(op)
-            ),
+            Logged::Approve {
+                op: op.clone(),
+                approver: (kind != ApproverKind::Human).then_some(kind),
+                capture,
+            },
         );
         match self.send(session, vec![body]).pop().flatten() {
             Some(ResponseBody::Approval(a)) if a.granted => a.token,
@@ -177,30 +251,21 @@ impl<'s> Run<'s> {
         op: &Operation,
         token: Option<(&str, &str)>,
         times: usize,
-        expect: &str,
+        expect: &'static str,
     ) -> Option<usize> {
         let body = RequestBody::Invoke(InvokeRequest {
             operation: op.clone(),
             token: token.map(|(t, _)| t.to_owned()),
         });
-        let tok = match token {
-            Some((_, name)) if name.starts_with('"') => format!(", token: {name}"),
-            Some((_, name)) => format!(", token: {{capture: {name}}}"),
-            None => String::new(),
-        };
-        let line = format!("{{operation: {}{tok}}}", op_json(op));
-        if times == 1 {
-            self.step(
-                session,
-                format!("  - invoke: {line}\n    expect: {expect}\n"),
-            );
-        } else {
-            let items = vec![format!("      - invoke: {line}\n"); times].concat();
-            self.step(
-                session,
-                format!("  - concurrent:\n{items}    expect: {expect}\n"),
-            );
-        }
+        self.step(
+            session,
+            Logged::Invoke {
+                op: op.clone(),
+                token: token.map(|(_, name)| name.to_owned()),
+                times,
+                expect,
+            },
+        );
         let answers = self.send(session, vec![body; times]);
         let mut allowed = 0;
         for a in answers {
@@ -219,7 +284,7 @@ impl<'s> Run<'s> {
     }
 
     fn reset(&mut self, session: &str) -> bool {
-        self.step(session, "  - reset_session: {}\n".into());
+        self.step(session, Logged::Reset);
         self.loaded.retain(|s| s != session);
         matches!(
             self.subject
@@ -229,13 +294,7 @@ impl<'s> Run<'s> {
     }
 
     fn evaluate_band(&mut self, session: &str, op: &Operation) -> Option<Band> {
-        self.step(
-            session,
-            format!(
-                "  - evaluate: {}\n    expect: {{band: escalate}}\n",
-                op_json(op)
-            ),
-        );
+        self.step(session, Logged::Evaluate(op.clone()));
         let body = RequestBody::Evaluate(EvaluateRequest {
             operation: op.clone(),
         });
@@ -267,7 +326,7 @@ impl<'s> Run<'s> {
                 area: "tokens",
                 title,
                 tags: vec!["tokens", tag],
-                steps: self.steps,
+                steps: self.steps(),
             },
         })
     }
@@ -288,7 +347,8 @@ type Verdict = (&'static str, FailKind, String, String);
 fn probe(run: &mut Run, t: &TokenInput) -> Option<Verdict> {
     let a = run.first.clone();
     let under = FailKind::Under;
-    let op = op_json(&t.a);
+    // Only a finding needs the text.
+    let op = || op_json(&t.a);
     match t.probe {
         Probe::Binding => {
             if same_data(&t.a, &t.b) {
@@ -308,7 +368,8 @@ fn probe(run: &mut Run, t: &TokenInput) -> Option<Verdict> {
                     under,
                     format!(
                         "a token approved for {op} also authorized a call that differs by {}",
-                        t.mutation.name()
+                        t.mutation.name(),
+                        op = op()
                     ),
                     format!(
                         "A token for one call does not authorize a call changed by {}",
@@ -323,7 +384,7 @@ fn probe(run: &mut Run, t: &TokenInput) -> Option<Verdict> {
                 return Some((
                     req::TOKEN_EXACT,
                     FailKind::Over,
-                    format!("a human's token for exactly {op} was refused"),
+                    format!("a human's token for exactly {op} was refused", op = op()),
                     "An exact human-approved operation is allowed".into(),
                 ));
             }
@@ -331,7 +392,7 @@ fn probe(run: &mut Run, t: &TokenInput) -> Option<Verdict> {
                 (
                     req::TOKEN_SINGLE_USE,
                     under,
-                    format!("a token was redeemed twice for {op}"),
+                    format!("a token was redeemed twice for {op}", op = op()),
                     "A token is single-use: the second redemption is refused".into(),
                 )
             })
@@ -339,7 +400,7 @@ fn probe(run: &mut Run, t: &TokenInput) -> Option<Verdict> {
         Probe::Concurrent => {
             let token = run.approve(&a, &t.a, human(), "tok")?;
             (run.invoke(&a, &t.a, Some((&token, "tok")), 3, "{allowed_count: 1}")? > 1).then(|| {
-                (req::TOKEN_CONCURRENT, under, format!("three pipelined redemptions of one token for {op} were allowed more than once"), "Concurrent redemptions of one token succeed at most once".into())
+                (req::TOKEN_CONCURRENT, under, format!("three pipelined redemptions of one token for {op} were allowed more than once", op = op()), "Concurrent redemptions of one token succeed at most once".into())
             })
         }
         Probe::Minting(kind) => {
@@ -357,7 +418,7 @@ fn probe(run: &mut Run, t: &TokenInput) -> Option<Verdict> {
         }
         Probe::Forged => {
             use sha2::{Digest, Sha256};
-            let hash: String = Sha256::digest(op.as_bytes())
+            let hash: String = Sha256::digest(op().as_bytes())
                 .iter()
                 .map(|b| format!("{b:02x}"))
                 .collect();
@@ -373,7 +434,10 @@ fn probe(run: &mut Run, t: &TokenInput) -> Option<Verdict> {
                 (
                     req::TOKEN_FORGED,
                     under,
-                    format!("a model-computable token {literal} authorized {op}"),
+                    format!(
+                        "a model-computable token {literal} authorized {op}",
+                        op = op()
+                    ),
                     "A token the model can compute authorizes nothing".into(),
                 )
             })
@@ -387,7 +451,10 @@ fn probe(run: &mut Run, t: &TokenInput) -> Option<Verdict> {
                 return Some((
                     req::TOKEN_STANDING,
                     under,
-                    format!("after one redemption, {op} was lowered or allowed without a token"),
+                    format!(
+                        "after one redemption, {op} was lowered or allowed without a token",
+                        op = op()
+                    ),
                     "A redeemed token is not a standing grant".into(),
                 ));
             }
@@ -400,7 +467,10 @@ fn probe(run: &mut Run, t: &TokenInput) -> Option<Verdict> {
                 (
                     req::TOKEN_STANDING,
                     under,
-                    format!("a token minted in one session authorized {op} in another"),
+                    format!(
+                        "a token minted in one session authorized {op} in another",
+                        op = op()
+                    ),
                     "A token minted in one session authorizes nothing in another".into(),
                 )
             })
@@ -414,7 +484,10 @@ fn probe(run: &mut Run, t: &TokenInput) -> Option<Verdict> {
                 (
                     req::TOKEN_RESET,
                     under,
-                    format!("a token minted before reset_session authorized {op} after it"),
+                    format!(
+                        "a token minted before reset_session authorized {op} after it",
+                        op = op()
+                    ),
                     "A session reset voids its tokens".into(),
                 )
             })
@@ -431,7 +504,10 @@ fn probe(run: &mut Run, t: &TokenInput) -> Option<Verdict> {
                 (
                     req::TOKEN_EXACT,
                     FailKind::Over,
-                    format!("resetting another session voided a token for {op}"),
+                    format!(
+                        "resetting another session voided a token for {op}",
+                        op = op()
+                    ),
                     "Resetting one session leaves another session's tokens valid".into(),
                 )
             })
@@ -461,7 +537,10 @@ fn probe(run: &mut Run, t: &TokenInput) -> Option<Verdict> {
                 (
                     req::TOKEN_EXACT,
                     FailKind::Over,
-                    format!("interleaved redemptions refused an exact approved call ({op})"),
+                    format!(
+                        "interleaved redemptions refused an exact approved call ({op})",
+                        op = op()
+                    ),
                     "Interleaved approvals each redeem their own call".into(),
                 )
             })
@@ -476,7 +555,7 @@ fn probe(run: &mut Run, t: &TokenInput) -> Option<Verdict> {
                 return None;
             }
             (run.invoke(&a, &t.b, Some((&token, "tok")), 1, REFUSED)? > 0).then(|| {
-                (req::TOKEN_BINDING, under, format!("a token for {op}, shown to an auto call, then authorized another call ({})", t.mutation.name()), "A token shown to an auto call still authorizes only its own call".into())
+                (req::TOKEN_BINDING, under, format!("a token for {op}, shown to an auto call, then authorized another call ({})", t.mutation.name(), op = op()), "A token shown to an auto call still authorizes only its own call".into())
             })
         }
     }
