@@ -55,7 +55,12 @@ fn floor(entry: &Value) -> Option<Band> {
 pub fn expected(input: &ManifestInput) -> BTreeMap<&'static str, Option<Band>> {
     let mut out: BTreeMap<&'static str, Option<Band>> =
         OPERATION_IDS.iter().map(|id| (*id, None)).collect();
-    for e in input.entries.iter().filter(|e| e.invalid.is_none()) {
+    let written = if input.permissions {
+        &input.entries[..]
+    } else {
+        &[]
+    };
+    for e in written.iter().filter(|e| e.invalid.is_none()) {
         let slot = out.entry(e.operation).or_default();
         *slot = (*slot).max(floor(&e.value));
     }
@@ -178,12 +183,16 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
     if let Some((kind, summary)) = verdict {
         return Ok(Some(finding(
             kind,
-            req::MANIFEST_ENTRY,
+            if input.permissions {
+                req::MANIFEST_ENTRY
+            } else {
+                req::MANIFEST_OPTIONAL
+            },
             summary,
             validate_step,
         )));
     }
-    if let Some(default) = input.default {
+    if let Some(default) = input.default.filter(|_| input.permissions) {
         let without = ManifestInput {
             default: None,
             ..input.clone()

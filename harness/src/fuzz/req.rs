@@ -12,6 +12,7 @@ pub const FETCH_LOOPBACK: &str = "RBV-FET-001";
 pub const FETCH_NOT_LOOPBACK: &str = "RBV-FET-002";
 pub const MANIFEST_ENTRY: &str = "RBV-MAN-003";
 pub const MANIFEST_DEFAULT: &str = "RBV-MAN-008";
+pub const MANIFEST_OPTIONAL: &str = "RBV-MAN-001";
 pub const ALL: &[&str] = &[
     TOKEN_BINDING,
     TOKEN_SINGLE_USE,
@@ -24,6 +25,7 @@ pub const ALL: &[&str] = &[
     FETCH_NOT_LOOPBACK,
     MANIFEST_ENTRY,
     MANIFEST_DEFAULT,
+    MANIFEST_OPTIONAL,
     TOKEN_SCOPE,
     TOKEN_CONCURRENT,
     TOKEN_FORGED,

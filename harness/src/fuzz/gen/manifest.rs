@@ -30,6 +30,9 @@ pub struct ManifestInput {
     pub default: Option<Band>,
     /// Under an extension namespace rather than top level.
     pub in_extension: bool,
+    /// False: the manifest has no permissions object at all (its entries
+    /// and default are not written).
+    pub permissions: bool,
 }
 
 fn pick<T: Copy>(u: &mut Unstructured, values: &[T]) -> Result<T> {
@@ -117,18 +120,20 @@ pub fn input(u: &mut Unstructured) -> Result<ManifestInput> {
         None
     };
     let in_extension = u.arbitrary()?;
+    let permissions = !u.ratio(1, 16)?;
     fire(
         "manifest",
-        if in_extension {
-            "extension-namespace"
-        } else {
-            "top-level"
+        match (permissions, in_extension) {
+            (false, _) => "no-permissions-object",
+            (true, true) => "extension-namespace",
+            (true, false) => "top-level",
         },
     );
     Ok(ManifestInput {
         entries,
         default,
         in_extension,
+        permissions,
     })
 }
 
@@ -152,6 +157,7 @@ pub fn productions() -> Vec<Tagged> {
         ("default", &["RBV-MAN-008"]),
         ("extension-namespace", &["RBV-MAN-012"]),
         ("top-level", &["RBV-MAN-013"]),
+        ("no-permissions-object", &["RBV-MAN-001"]),
     ]
 }
 
@@ -174,7 +180,9 @@ impl ManifestInput {
             "name": "fuzzed-plugin",
             "version": "1.0.0",
         });
-        if self.in_extension {
+        if !self.permissions {
+            // Nothing declared: every operation undeclared.
+        } else if self.in_extension {
             manifest["extensions"] = json!({ NAMESPACE: self.permissions() });
         } else {
             manifest["permissions"] = self.permissions();
