@@ -21,7 +21,7 @@ if [ "${RBV_BENCH_THROUGHPUT:-1}" = 1 ]; then
 echo "## exec/s, stable driver (median of 5 seeds, ${secs}s each)"
 echo "| target | in-process | over the protocol |"
 echo "|---|---:|---:|"
-for t in token_binding sql_bypass shell_bypass url_loopback manifest rule_of_two case_loader protocol_decoder; do
+for t in token_binding sql_bypass shell_bypass url_loopback manifest rule_of_two projection case_loader protocol_decoder; do
   inproc=$(for s in $seeds; do $rbv fuzz --target "$t" --time "${secs}s" --seed "$s" 2>&1 >/dev/null | rate; done | median)
   case $t in
     case_loader|protocol_decoder) proto="n/a (no implementation)" ;;
@@ -78,7 +78,7 @@ if [ "${RBV_BENCH_LIBFUZZER:-1}" = 1 ] && rustup toolchain list | grep -q '^nigh
   echo "## libFuzzer exec/s in-process against the reference (median of 5 seeds, ${secs}s)"
   echo "| target | exec/s |"
   echo "|---|---:|"
-  for t in token_binding sql_bypass shell_bypass url_loopback manifest rule_of_two case_loader protocol_decoder; do
+  for t in token_binding sql_bypass shell_bypass url_loopback manifest rule_of_two projection case_loader protocol_decoder; do
     r=$(for s in $seeds; do
       work=$(mktemp -d); cp -r "corpora/$t/." "$work/"
       (cd fuzz && cargo +nightly fuzz run -O "$t" "$work" -- -seed="$s" -max_total_time="$secs" -print_final_stats=1 2>&1) \

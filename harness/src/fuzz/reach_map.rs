@@ -21,6 +21,7 @@ pub fn declared() -> Vec<(&'static str, Vec<Tagged>)> {
         ("shell", gen::tags::SHELL.to_vec()),
         ("fetch", gen::tags::FETCH.to_vec()),
         ("manifest", gen::manifest::productions()),
+        ("projection", super::target_projection::productions()),
     ]
 }
 

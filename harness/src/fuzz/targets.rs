@@ -65,6 +65,12 @@ pub const RULE_OF_TWO: Target = Target {
     check: super::target_rule_of_two::check,
 };
 
+pub const PROJECTION: Target = Target {
+    name: "projection",
+    needs: &[Capability::Projection],
+    check: super::target_projection::check,
+};
+
 pub const CASE_LOADER: Target = Target {
     name: "case_loader",
     needs: &[],
@@ -84,6 +90,7 @@ pub const TARGETS: &[Target] = &[
     URL_LOOPBACK,
     MANIFEST,
     RULE_OF_TWO,
+    PROJECTION,
     CASE_LOADER,
     PROTOCOL_DECODER,
 ];
