@@ -44,6 +44,7 @@ const FUZZABLE: &[(&str, &str)] = &[
     ("replayable-token", "token_binding"),
     ("model-minted-token", "token_binding"),
     ("first-keyword-sql", "sql_bypass"),
+    ("declared-band-as-ceiling", "sql_bypass"),
     ("substring-loopback", "url_loopback"),
     ("quoted-string-blind", "shell_bypass"),
     ("whole-plugin-invalid", "manifest"),
@@ -165,6 +166,7 @@ fn a_promoted_finding_passes_on_the_reference_and_fails_on_its_mutant() {
     for (mutant, target) in [
         ("shape-bound-token", "token_binding"),
         ("first-keyword-sql", "sql_bypass"),
+        ("declared-band-as-ceiling", "sql_bypass"),
     ] {
         let mutant: Mutant = mutant.parse().unwrap();
         let target = targets::by_name(target).unwrap();

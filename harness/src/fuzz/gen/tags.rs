@@ -11,7 +11,9 @@
 use super::super::reach::Tagged;
 
 pub const SQL: &[Tagged] = &[
-    ("dangerous", &["RBV-SQL-002", "RBV-SQL-010"]),
+    // The SQL target's execute_sql is declared auto: a dangerous statement
+    // escalates only if the declaration is a floor, not a ceiling.
+    ("dangerous", &["RBV-SQL-002", "RBV-SQL-010", "RBV-MAN-010"]),
     ("safe", &["RBV-SQL-001"]),
     ("ddl", &["RBV-SQL-002"]),
     ("truncate", &["RBV-SQL-002"]),
