@@ -154,6 +154,24 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
             validate_step,
         )));
     }
+    if let Some(why) = input.rejected {
+        if !first.loaded && first.declarations.is_empty() {
+            return Ok(None);
+        }
+        let kind = if first.declarations.values().any(|b| *b == Band::Auto) {
+            FailKind::Under
+        } else {
+            FailKind::Mismatch
+        };
+        return Ok(Some(finding(
+            kind,
+            req::MANIFEST_REJECTED,
+            format!("a manifest the base specification rejects ({why}) loaded or declared"),
+            format!(
+                "  - validate_manifest: {{manifest: {manifest}}}\n    expect: {{loaded: false}}\n"
+            ),
+        )));
+    }
     let mut verdict: Option<(FailKind, String)> = None;
     if !first.loaded {
         verdict = Some((
@@ -219,4 +237,50 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod rejected_tests {
+    use super::*;
+    use crate::fuzz::driver::{drive, Options};
+
+    /// A client that loads every manifest, even one the base specification
+    /// rejects, and declares nothing.
+    struct LoadsAll;
+
+    impl Subject for LoadsAll {
+        fn fresh_session(&mut self) -> String {
+            "s".into()
+        }
+        fn call(&mut self, _: &str, _: RequestBody) -> std::result::Result<ResponseBody, String> {
+            Ok(ResponseBody::Validation(ValidationResponse {
+                plugin: PluginReport {
+                    name: None,
+                    loaded: true,
+                    diagnostics: vec![],
+                    declarations: Default::default(),
+                    default_floor: None,
+                },
+            }))
+        }
+        fn claims(&self, _: Capability) -> bool {
+            true
+        }
+        fn name(&self) -> String {
+            "loads-all".into()
+        }
+    }
+
+    #[test]
+    fn a_rejected_manifest_that_loads_is_found() {
+        let options = Options {
+            max_execs: 3000,
+            ..Options::default()
+        };
+        let outcome = drive(&crate::fuzz::targets::MANIFEST, &mut LoadsAll, &options);
+        assert!(outcome
+            .found
+            .iter()
+            .any(|f| f.finding.requirement == req::MANIFEST_REJECTED));
+    }
 }

@@ -13,6 +13,7 @@ pub const FETCH_NOT_LOOPBACK: &str = "RBV-FET-002";
 pub const MANIFEST_ENTRY: &str = "RBV-MAN-003";
 pub const MANIFEST_DEFAULT: &str = "RBV-MAN-008";
 pub const MANIFEST_OPTIONAL: &str = "RBV-MAN-001";
+pub const MANIFEST_REJECTED: &str = "RBV-MAN-011";
 pub const PROJECTION: &str = "RBV-PRJ-001";
 pub const PROJECTION_MONOTONE: &str = "RBV-PRJ-003";
 pub const ALL: &[&str] = &[
@@ -28,6 +29,7 @@ pub const ALL: &[&str] = &[
     MANIFEST_ENTRY,
     MANIFEST_DEFAULT,
     MANIFEST_OPTIONAL,
+    MANIFEST_REJECTED,
     PROJECTION,
     PROJECTION_MONOTONE,
     TOKEN_SCOPE,

@@ -33,6 +33,8 @@ pub struct ManifestInput {
     /// False: the manifest has no permissions object at all (its entries
     /// and default are not written).
     pub permissions: bool,
+    /// Why the base specification rejects the whole manifest, if it does.
+    pub rejected: Option<&'static str>,
 }
 
 fn pick<T: Copy>(u: &mut Unstructured, values: &[T]) -> Result<T> {
@@ -121,6 +123,12 @@ pub fn input(u: &mut Unstructured) -> Result<ManifestInput> {
     };
     let in_extension = u.arbitrary()?;
     let permissions = !u.ratio(1, 16)?;
+    let rejected = if u.ratio(1, 16)? {
+        fire("manifest", "rejected-by-base-spec");
+        Some(*u.choose(&["no $schema", "version is a number", "name is not a string"])?)
+    } else {
+        None
+    };
     fire(
         "manifest",
         match (permissions, in_extension) {
@@ -134,6 +142,7 @@ pub fn input(u: &mut Unstructured) -> Result<ManifestInput> {
         default,
         in_extension,
         permissions,
+        rejected,
     })
 }
 
@@ -158,6 +167,7 @@ pub fn productions() -> Vec<Tagged> {
         ("extension-namespace", &["RBV-MAN-012"]),
         ("top-level", &["RBV-MAN-013"]),
         ("no-permissions-object", &["RBV-MAN-001"]),
+        ("rejected-by-base-spec", &["RBV-MAN-011"]),
     ]
 }
 
@@ -186,6 +196,14 @@ impl ManifestInput {
             manifest["extensions"] = json!({ NAMESPACE: self.permissions() });
         } else {
             manifest["permissions"] = self.permissions();
+        }
+        match self.rejected {
+            Some("no $schema") => {
+                manifest.as_object_mut().map(|m| m.remove("$schema"));
+            }
+            Some("version is a number") => manifest["version"] = json!(2),
+            Some(_) => manifest["name"] = json!(7),
+            None => {}
         }
         PluginBundle {
             manifest: manifest.into(),
