@@ -40,4 +40,5 @@ fn first_statement_sql_and_prefix_loopback_are_found() {
         Some("RBV-SQL-005")
     );
     assert!(first_finding(Bug::PrefixLoopback, "url_loopback").is_some());
+    assert!(first_finding(Bug::SkillBandWins, "sql_bypass").is_some());
 }

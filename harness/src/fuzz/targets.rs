@@ -211,7 +211,8 @@ fn sql_plugin() -> PluginBundle {
             "name": "db-tools",
             "version": "1.0.0",
             "permissions": {"operations": [{"id": "mcp:db/execute_sql", "band": "auto",
-                "reversibility": "reversible", "scope": "local", "trust": "trusted"}]},
+                "reversibility": "reversible", "scope": "local", "trust": "trusted"},
+                {"id": "skill:report", "band": "auto"}]},
         })
         .into(),
         mcp: None,
@@ -233,12 +234,18 @@ fn operation(plugin: Option<&str>, id: &str, kind: OperationKind, arguments: Val
 
 fn sql_bypass(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
     let labeled = gen::sql::input(u)?;
-    let op = operation(
+    let mut op = operation(
         Some("db-tools"),
         "mcp:db/execute_sql",
         OperationKind::Sql,
         json!({"sql": labeled.text}),
     );
+    if u.ratio(1, 4)? {
+        // Called while following an auto skill: the skill's band says
+        // nothing about the statement (RBV-MAN-016).
+        reach::fire("sql", "via-auto-skill");
+        op.actor = Some("skill:report".into());
+    }
     Ok(ClassifierProbe {
         target: "sql_bypass",
         area: "sql",

@@ -19,6 +19,7 @@ pub enum Bug {
     FirstStatementSql,
     GreedyCommentStripping,
     PrefixLoopback,
+    SkillBandWins,
 }
 
 pub const ALL: &[(Bug, &str, &str)] = &[
@@ -39,6 +40,11 @@ pub const ALL: &[(Bug, &str, &str)] = &[
         "sql_bypass",
     ),
     (Bug::PrefixLoopback, "prefix loopback", "url_loopback"),
+    (
+        Bug::SkillBandWins,
+        "the skill's band for its tool calls",
+        "sql_bypass",
+    ),
 ];
 
 pub struct Buggy<S: Subject> {
@@ -141,6 +147,17 @@ fn canon(v: &mut Value, bug: Bug) {
 
 /// What a buggy inspector would have looked at.
 fn inspect_rewrite(op: &mut Operation, bug: Bug) {
+    if bug == Bug::SkillBandWins {
+        if let Some(skill) = op.actor.take().filter(|a| a.starts_with("skill:")) {
+            *op = Operation {
+                id: skill,
+                kind: None,
+                arguments: Map::new(),
+                ..op.clone()
+            };
+        }
+        return;
+    }
     let field = match bug {
         Bug::FirstStatementSql | Bug::GreedyCommentStripping => "sql",
         Bug::PrefixLoopback => "url",

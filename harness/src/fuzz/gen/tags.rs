@@ -15,6 +15,7 @@ pub const SQL: &[Tagged] = &[
     // escalates only if the declaration is a floor, not a ceiling.
     ("dangerous", &["RBV-SQL-002", "RBV-SQL-010", "RBV-MAN-010"]),
     ("safe", &["RBV-SQL-001"]),
+    ("via-auto-skill", &["RBV-MAN-016"]),
     ("ddl", &["RBV-SQL-002"]),
     ("truncate", &["RBV-SQL-002"]),
     ("dcl", &["RBV-SQL-002"]),
