@@ -34,7 +34,7 @@ pub struct SubjectArgs {
 #[derive(Debug, clap::Args)]
 pub struct FuzzArgs {
     /// The target: token_binding, sql_bypass, shell_bypass, url_loopback,
-    /// manifest, rule_of_two, case_loader, protocol_decoder.
+    /// manifest, rule_of_two, projection, case_loader, protocol_decoder.
     #[arg(long, required_unless_present = "reach")]
     pub target: Option<String>,
     /// Print which generator productions reach each input requirement of
