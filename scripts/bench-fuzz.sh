@@ -3,7 +3,9 @@
 #  1. exec/s of every target on the stable driver, in-process (reference);
 #  2. exec/s against the reference over the protocol (a child process);
 #  3. time for the stable driver to find each fuzzable mutant;
-#  4. with nightly + cargo-fuzz: time for libFuzzer to find each mutant.
+#  4. with nightly + cargo-fuzz: time for libFuzzer to find each mutant;
+#  5. time for the stable driver to find each realistic bug family
+#     (harness/tests/support/bugs.rs), in-process and over the protocol.
 # Usage: scripts/bench-fuzz.sh [seconds-per-throughput-run]   (default 10)
 #        RBV_BENCH_LIBFUZZER=0 skips the libFuzzer part (it builds every target).
 set -euo pipefail
@@ -19,7 +21,7 @@ if [ "${RBV_BENCH_THROUGHPUT:-1}" = 1 ]; then
 echo "## exec/s, stable driver (median of 5 seeds, ${secs}s each)"
 echo "| target | in-process | over the protocol |"
 echo "|---|---:|---:|"
-for t in token_binding sql_bypass shell_bypass url_loopback manifest case_loader protocol_decoder; do
+for t in token_binding sql_bypass shell_bypass url_loopback manifest rule_of_two projection case_loader protocol_decoder; do
   inproc=$(for s in $seeds; do $rbv fuzz --target "$t" --time "${secs}s" --seed "$s" 2>&1 >/dev/null | rate; done | median)
   case $t in
     case_loader|protocol_decoder) proto="n/a (no implementation)" ;;
@@ -29,7 +31,7 @@ for t in token_binding sql_bypass shell_bypass url_loopback manifest case_loader
 done
 fi
 
-pairs="shape-bound-token:token_binding replayable-token:token_binding model-minted-token:token_binding first-keyword-sql:sql_bypass substring-loopback:url_loopback whatwg-only-host:url_loopback infrastructure-blind:url_loopback quoted-string-blind:shell_bypass whole-plugin-invalid:manifest permissive-default:manifest"
+pairs="rule-of-two-off:rule_of_two shape-bound-token:token_binding replayable-token:token_binding model-minted-token:token_binding first-keyword-sql:sql_bypass substring-loopback:url_loopback whatwg-only-host:url_loopback infrastructure-blind:url_loopback quoted-string-blind:shell_bypass whole-plugin-invalid:manifest permissive-default:manifest"
 echo
 echo "## time to find each mutant, stable driver (median of 5 seeds)"
 echo "| mutant | target | execs | ms |"
@@ -45,6 +47,13 @@ for pair in $pairs; do
   time=$(echo "$rows" | awk '{print $2}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   echo "| $m | $t | $execs | $time |"
 done
+
+echo
+echo "## time to first finding of realistic bug families, stable driver (median of 5 seeds, ${secs}s cap each)"
+cargo build --release -q -p rbv --example bug_families
+./target/release/examples/bug_families --time "$secs"
+echo
+./target/release/examples/bug_families --time "$secs" --impl "$rbv adapter"
 
 if [ "${RBV_BENCH_LIBFUZZER:-1}" = 1 ] && rustup toolchain list | grep -q '^nightly' && command -v cargo-fuzz >/dev/null; then
   echo
@@ -69,7 +78,7 @@ if [ "${RBV_BENCH_LIBFUZZER:-1}" = 1 ] && rustup toolchain list | grep -q '^nigh
   echo "## libFuzzer exec/s in-process against the reference (median of 5 seeds, ${secs}s)"
   echo "| target | exec/s |"
   echo "|---|---:|"
-  for t in token_binding sql_bypass shell_bypass url_loopback manifest case_loader protocol_decoder; do
+  for t in token_binding sql_bypass shell_bypass url_loopback manifest rule_of_two projection case_loader protocol_decoder; do
     r=$(for s in $seeds; do
       work=$(mktemp -d); cp -r "corpora/$t/." "$work/"
       (cd fuzz && cargo +nightly fuzz run -O "$t" "$work" -- -seed="$s" -max_total_time="$secs" -print_final_stats=1 2>&1) \

@@ -44,6 +44,7 @@ const FUZZABLE: &[(&str, &str)] = &[
     ("replayable-token", "token_binding"),
     ("model-minted-token", "token_binding"),
     ("first-keyword-sql", "sql_bypass"),
+    ("declared-band-as-ceiling", "sql_bypass"),
     ("substring-loopback", "url_loopback"),
     ("whatwg-only-host", "url_loopback"),
     ("infrastructure-blind", "url_loopback"),
@@ -55,6 +56,8 @@ const FUZZABLE: &[(&str, &str)] = &[
     ("push-flags-only", "shell_bypass"),
     ("whole-plugin-invalid", "manifest"),
     ("permissive-default", "manifest"),
+    ("rule-of-two-off", "rule_of_two"),
+    ("session-bypass-flag", "rule_of_two"),
 ];
 
 #[test]
@@ -153,7 +156,7 @@ fn stored_corpora_and_regression_artifacts_replay_clean_on_the_reference() {
     }
     eprintln!("replayed {replayed} stored inputs");
     assert!(
-        replayed >= 7 * 32,
+        replayed >= 9 * 32,
         "the seed corpora are missing: run `rbv fuzz --target T --write-seeds corpora/T`"
     );
 }
@@ -170,6 +173,7 @@ fn a_promoted_finding_passes_on_the_reference_and_fails_on_its_mutant() {
     for (mutant, target) in [
         ("shape-bound-token", "token_binding"),
         ("first-keyword-sql", "sql_bypass"),
+        ("declared-band-as-ceiling", "sql_bypass"),
     ] {
         let mutant: Mutant = mutant.parse().unwrap();
         let target = targets::by_name(target).unwrap();
@@ -218,7 +222,7 @@ fn a_promoted_finding_passes_on_the_reference_and_fails_on_its_mutant() {
 #[test]
 fn the_libfuzzer_entry_fuzzes_an_implementation_named_by_rbv_impl() {
     use rbv::fuzz::driver::artifact;
-    use rbv::fuzz::subject::LibFuzzerSubject;
+    use rbv::fuzz::libfuzzer::LibFuzzerSubject;
     let target = &targets::TOKEN_BINDING;
     let adapter = |extra: &str| format!("{} adapter{extra}", env!("CARGO_BIN_EXE_rbv"));
     let first_finding = |subject: &LibFuzzerSubject| {

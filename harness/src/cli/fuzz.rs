@@ -2,7 +2,7 @@
 //! against the reference, a mutant, or any implementation.
 
 use crate::adapter::{Connect, ProcessConfig, Target as AdapterTarget};
-use crate::fuzz::driver::{drive, Options};
+use crate::fuzz::driver::{drive_with, Options};
 use crate::fuzz::promote::{promote, today};
 use crate::fuzz::{targets, InProcess, OverTransport, Subject, TARGETS};
 use crate::verdict::FailKind;
@@ -35,9 +35,20 @@ pub struct SubjectArgs {
 #[derive(Debug, clap::Args)]
 pub struct FuzzArgs {
     /// The target: token_binding, sql_bypass, shell_bypass, url_loopback,
-    /// manifest, case_loader, protocol_decoder.
+    /// manifest, rule_of_two, projection, case_loader, protocol_decoder.
+    #[arg(long, required_unless_present = "reach")]
+    pub target: Option<String>,
+    /// Print which generator productions reach each input requirement of
+    /// cases/REQUIREMENTS.yaml (every target, seeded, against the
+    /// reference) and fail when a MUST requirement has none.
+    #[arg(long, conflicts_with = "target")]
+    pub reach: bool,
+    /// The catalogue for --reach.
+    #[arg(long, value_name = "FILE", default_value = "cases/REQUIREMENTS.yaml")]
+    pub catalogue: PathBuf,
+    /// Print the run's statistics as one JSON object on stdout at the end.
     #[arg(long)]
-    pub target: String,
+    pub json: bool,
     #[command(flatten)]
     pub subject: SubjectArgs,
     /// How long to run: `60s`, `2m`, `500ms`.
@@ -153,7 +164,10 @@ fn target(name: &str) -> anyhow::Result<&'static targets::Target> {
 }
 
 pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
-    let target = target(&args.target)?;
+    if args.reach {
+        return reach(&args);
+    }
+    let target = target(args.target.as_deref().unwrap_or_default())?;
     if let Some(dir) = &args.write_seeds {
         std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
         let seeds = crate::fuzz::driver::seeds(target.name);
@@ -195,7 +209,13 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
         args.seed,
         args.time.as_secs_f64()
     );
-    let outcome = drive(target, subject.as_mut(), &options);
+    let progress = super::fuzz_progress::Progress::new(args.time);
+    let (outcome, fired) = crate::fuzz::reach::record(|| {
+        drive_with(target, subject.as_mut(), &options, &mut |t| {
+            progress.tick(t)
+        })
+    });
+    progress.finish();
     let date = today();
     let cluster = if args.postgres && !outcome.found.is_empty() {
         Some(crate::oracle::postgres::Cluster::start()?)
@@ -271,6 +291,24 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
             n => format!(", the implementation restarted {n} time(s)"),
         }
     );
+    if args.json {
+        let stats = serde_json::json!({
+            "target": target.name,
+            "subject": rbv_report::text::terminal(&subject.name()),
+            "seed": args.seed,
+            "execs": outcome.execs,
+            "elapsed_ms": outcome.elapsed.as_secs_f64() * 1000.0,
+            "execs_per_second": outcome.execs_per_second(),
+            "findings": outcome.found.iter().map(|f| serde_json::json!({
+                "requirement": f.finding.requirement,
+                "summary": rbv_report::text::terminal(&f.finding.summary),
+                "after_execs": f.after_execs,
+                "after_ms": f.after.as_secs_f64() * 1000.0,
+            })).collect::<Vec<_>>(),
+            "productions": fired.keys().map(|(g, p)| format!("{g}/{p}")).collect::<Vec<_>>(),
+        });
+        println!("{stats}");
+    }
     if let Some(why) = &outcome.died {
         eprintln!(
             "rbv fuzz: the implementation stopped answering ({}); the run is incomplete and proves nothing past that point",
@@ -327,6 +365,25 @@ fn run_hint(root: &std::path::Path, case_id: &str) -> String {
         "rbv run --cases {} --filter {case_id}",
         root.join("cases").display()
     )
+}
+
+/// `rbv fuzz --reach`: the map, and failure on a hole or a stale tag.
+fn reach(args: &FuzzArgs) -> anyhow::Result<ExitCode> {
+    let path = &args.catalogue;
+    let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
+    let catalogue: crate::case::requirements::Catalogue =
+        serde_saphyr::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let map = crate::fuzz::reach_map::measure(&catalogue, args.max_execs.unwrap_or(3000));
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&map)?);
+    } else {
+        print!("{map}");
+    }
+    Ok(if map.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(super::EXIT_FAILED)
+    })
 }
 
 pub fn promote_cmd(args: PromoteArgs) -> anyhow::Result<ExitCode> {

@@ -8,6 +8,7 @@
 pub mod adapter;
 pub mod cases;
 pub mod fuzz;
+mod fuzz_progress;
 pub mod lint;
 pub mod list;
 pub mod oracle;

@@ -77,14 +77,43 @@ pub fn artifact(seed: u64, i: u64) -> Vec<u8> {
     rng.bytes(len)
 }
 
+/// What a progress display shows, a few times a second.
+#[derive(Clone, Copy, Debug)]
+pub struct Tick {
+    pub execs: u64,
+    pub elapsed: Duration,
+    pub findings: usize,
+}
+
 pub fn drive(target: &Target, subject: &mut dyn Subject, options: &Options) -> Outcome {
+    drive_with(target, subject, options, &mut |_| {})
+}
+
+/// [`drive`], calling `tick` about every 200 ms.
+pub fn drive_with(
+    target: &Target,
+    subject: &mut dyn Subject,
+    options: &Options,
+    tick: &mut dyn FnMut(Tick),
+) -> Outcome {
+    const EVERY: Duration = Duration::from_millis(200);
     let start = Instant::now();
     let mut found: Vec<Found> = Vec::new();
     let mut execs = 0;
     let mut attempt = 0;
     let mut restarts = 0;
     let mut died = None;
+    let mut last_tick = Duration::ZERO;
     while execs < options.max_execs && start.elapsed() < options.time {
+        let elapsed = start.elapsed();
+        if elapsed - last_tick >= EVERY {
+            last_tick = elapsed;
+            tick(Tick {
+                execs,
+                elapsed,
+                findings: found.len(),
+            });
+        }
         // The input stream goes on past an exec the implementation failed:
         // the next input is tried on the restarted child.
         let bytes = artifact(options.seed, attempt);

@@ -3,21 +3,32 @@
 //!
 //! Every target is `fn(&mut Unstructured, &mut dyn Subject) ->
 //! arbitrary::Result<Option<Finding>>`. The cargo-fuzz targets in `fuzz/`
-//! call [`targets::libfuzzer_target`] (which panics on a finding); `rbv fuzz`
+//! call [`libfuzzer::libfuzzer_target`] (which panics on a finding); `rbv fuzz`
 //! drives the same functions from a seeded RNG on stable; `cargo test`
 //! runs a seeded smoke of each. Running out of bytes is never a finding.
 
 pub mod driver;
 pub mod finding;
 pub mod gen;
+pub mod libfuzzer;
 pub mod oracle_manifest;
 pub mod oracle_protocol;
 pub mod oracle_secrets;
 pub mod promote;
+pub mod reach;
+pub mod reach_map;
+pub mod req;
 pub mod rng;
+pub mod steps;
 pub mod subject;
+pub mod target_projection;
+pub mod target_rule_of_two;
+pub mod target_token;
 pub mod targets;
 
 pub use finding::Finding;
 pub use subject::{InProcess, OverTransport, Subject};
 pub use targets::{Target, TARGETS};
+
+#[cfg(test)]
+mod over_transport_tests;

@@ -12,8 +12,8 @@
 
 use super::finding::{yaml_json, CaseDraft, Finding};
 use super::gen::manifest::{input, ManifestInput, OPERATION_IDS};
+use super::req;
 use super::subject::Subject;
-use super::targets::req;
 use crate::verdict::FailKind;
 use arbitrary::{Result, Unstructured};
 use rbv_protocol::*;
@@ -55,7 +55,12 @@ fn floor(entry: &Value) -> Option<Band> {
 pub fn expected(input: &ManifestInput) -> BTreeMap<&'static str, Option<Band>> {
     let mut out: BTreeMap<&'static str, Option<Band>> =
         OPERATION_IDS.iter().map(|id| (*id, None)).collect();
-    for e in input.entries.iter().filter(|e| e.invalid.is_none()) {
+    let written = if input.permissions {
+        &input.entries[..]
+    } else {
+        &[]
+    };
+    for e in written.iter().filter(|e| e.invalid.is_none()) {
         let slot = out.entry(e.operation).or_default();
         *slot = (*slot).max(floor(&e.value));
     }
@@ -151,6 +156,24 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
             validate_step,
         )));
     }
+    if let Some(why) = input.rejected {
+        if !first.loaded && first.declarations.is_empty() {
+            return Ok(None);
+        }
+        let kind = if first.declarations.values().any(|b| *b == Band::Auto) {
+            FailKind::Under
+        } else {
+            FailKind::Mismatch
+        };
+        return Ok(Some(finding(
+            kind,
+            req::MANIFEST_REJECTED,
+            format!("a manifest the base specification rejects ({why}) loaded or declared"),
+            format!(
+                "  - validate_manifest: {{manifest: {manifest}}}\n    expect: {{loaded: false}}\n"
+            ),
+        )));
+    }
     let mut verdict: Option<(FailKind, String)> = None;
     if !first.loaded {
         verdict = Some((
@@ -184,12 +207,16 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
     if let Some((kind, summary)) = verdict {
         return Ok(Some(finding(
             kind,
-            req::MANIFEST_ENTRY,
+            if input.permissions {
+                req::MANIFEST_ENTRY
+            } else {
+                req::MANIFEST_OPTIONAL
+            },
             summary,
             validate_step,
         )));
     }
-    if let Some(default) = input.default {
+    if let Some(default) = input.default.filter(|_| input.permissions) {
         let without = ManifestInput {
             default: None,
             ..input.clone()
@@ -221,4 +248,50 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
 /// `escalate`, or `undeclared` for no floor.
 fn floor_name(floor: Option<Band>) -> &'static str {
     floor.map_or("undeclared", Band::as_str)
+}
+
+#[cfg(test)]
+mod rejected_tests {
+    use super::*;
+    use crate::fuzz::driver::{drive, Options};
+
+    /// A client that loads every manifest, even one the base specification
+    /// rejects, and declares nothing.
+    struct LoadsAll;
+
+    impl Subject for LoadsAll {
+        fn fresh_session(&mut self) -> String {
+            "s".into()
+        }
+        fn call(&mut self, _: &str, _: RequestBody) -> std::result::Result<ResponseBody, String> {
+            Ok(ResponseBody::Validation(ValidationResponse {
+                plugin: PluginReport {
+                    name: None,
+                    loaded: true,
+                    diagnostics: vec![],
+                    declarations: Default::default(),
+                    default_floor: None,
+                },
+            }))
+        }
+        fn claims(&self, _: Capability) -> bool {
+            true
+        }
+        fn name(&self) -> String {
+            "loads-all".into()
+        }
+    }
+
+    #[test]
+    fn a_rejected_manifest_that_loads_is_found() {
+        let options = Options {
+            max_execs: 3000,
+            ..Options::default()
+        };
+        let outcome = drive(&crate::fuzz::targets::MANIFEST, &mut LoadsAll, &options);
+        assert!(outcome
+            .found
+            .iter()
+            .any(|f| f.finding.requirement == req::MANIFEST_REJECTED));
+    }
 }

@@ -1,7 +1,6 @@
 //! What a fuzz target talks to: the reference (or a mutant) linked in, or
 //! any implementation over the protocol.
 
-use crate::adapter::Connect;
 use crate::transport::Transport;
 use rbv_protocol::{Capability, Request, RequestBody, ResponseBody};
 use rbv_reference::{Mutant, Server};
@@ -35,7 +34,10 @@ pub trait Subject {
     /// `$SESSION` filled in, see `case::raw`): the line sent and the answer
     /// as JSON. `Err` is a transport failure (the implementation died, hung
     /// or wrote garbage).
-    fn raw(&mut self, session: &str, template: &str) -> Result<(String, Value), String>;
+    fn raw(&mut self, session: &str, template: &str) -> Result<(String, Value), String> {
+        let _ = (session, template);
+        Err("this subject does not send raw lines".into())
+    }
 
     /// Called after every exec: the sessions it used are not used again.
     fn end_exec(&mut self) {}
@@ -247,7 +249,7 @@ impl Subject for OverTransport {
         let raw = self
             .transport
             .raw(session, template)
-            .map_err(|e| format!("{:?}: {}", e.kind, e.message))?;
+            .map_err(|e| format!("{}: {}", e.kind.as_str(), e.message))?;
         Ok((raw.sent, raw.answer.value))
     }
 
@@ -264,191 +266,10 @@ impl Subject for OverTransport {
         let Some(target) = &self.target else {
             return Err("the implementation cannot be restarted".into());
         };
-        self.transport = target.connect().map_err(|e| e.message)?;
+        self.transport = crate::adapter::Connect::connect(target.as_ref()).map_err(|e| e.message)?;
         self.unreset.clear();
         self.in_exec = 0;
         self.reuse_names = true;
         Ok(())
-    }
-}
-
-/// What a cargo-fuzz binary fuzzes, chosen once per run from the
-/// environment: `RBV_IMPL` names an implementation (one child for the whole
-/// run, its sessions reused and reset), else the reference or the mutant
-/// `RBV_MUTANT` names, linked in and fresh for every input (see
-/// `targets::libfuzzer_target`).
-pub enum LibFuzzerSubject {
-    Implementation(std::sync::Mutex<OverTransport>),
-    Reference(Option<Mutant>),
-}
-
-impl LibFuzzerSubject {
-    /// Panics on a setting the run cannot mean anything with (libFuzzer
-    /// reports the panic's message as its crash).
-    pub fn from_env(needs: &[Capability]) -> Self {
-        let mutant = Mutant::from_env().unwrap_or_else(|e| panic!("RBV_MUTANT: {e}"));
-        let command = std::env::var("RBV_IMPL").ok();
-        Self::new(command.filter(|c| !c.trim().is_empty()), mutant, needs)
-    }
-
-    pub fn new(command: Option<String>, mutant: Option<Mutant>, needs: &[Capability]) -> Self {
-        let Some(command) = command else {
-            return LibFuzzerSubject::Reference(mutant);
-        };
-        assert!(
-            mutant.is_none(),
-            "RBV_IMPL and RBV_MUTANT name two subjects: set one"
-        );
-        // Before the spawn, so that the child shares the CPU (see
-        // `adapter::affinity`).
-        crate::adapter::affinity::pin_current_thread_here();
-        let transport =
-            crate::adapter::Target::Process(crate::adapter::ProcessConfig::new(command.clone()))
-                .connect()
-                .unwrap_or_else(|e| panic!("RBV_IMPL: cannot start `{command}`: {}", e.message));
-        let subject = OverTransport::new(transport);
-        if let Some(missing) = needs.iter().find(|c| !subject.claims(**c)) {
-            panic!(
-                "RBV_IMPL: `{command}` does not claim `{}`, which this target needs",
-                missing.as_str()
-            );
-        }
-        LibFuzzerSubject::Implementation(std::sync::Mutex::new(subject))
-    }
-
-    /// Runs one check on this input's subject.
-    pub fn check(
-        &self,
-        check: super::targets::Check,
-        data: &[u8],
-    ) -> arbitrary::Result<Option<super::finding::Finding>> {
-        let mut u = arbitrary::Unstructured::new(data);
-        match self {
-            LibFuzzerSubject::Implementation(subject) => {
-                let mut subject = subject.lock().unwrap_or_else(|e| e.into_inner());
-                let found = check(&mut u, &mut *subject);
-                subject.end_exec();
-                found
-            }
-            LibFuzzerSubject::Reference(mutant) => check(&mut u, &mut InProcess::new(*mutant)),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::adapter::InProcess as LinkedIn;
-    use crate::fuzz::driver::{drive, Options};
-    use crate::fuzz::targets::by_name;
-    use crate::transport::{AdapterError, Identity, Observation};
-    use rbv_protocol::{Response, UnsupportedResponse};
-    use std::sync::{Arc, Mutex};
-
-    type Batches = Arc<Mutex<Vec<(String, Vec<&'static str>)>>>;
-
-    /// The reference behind the transport seam, recording every batch;
-    /// with `refuse_reset` it answers `reset_session` with `unsupported`.
-    struct Recording {
-        inner: LinkedIn,
-        batches: Batches,
-        refuse_reset: bool,
-    }
-
-    impl Transport for Recording {
-        fn identity(&self) -> &Identity {
-            self.inner.identity()
-        }
-
-        fn exchange(
-            &mut self,
-            session: &str,
-            bodies: Vec<RequestBody>,
-        ) -> Result<Vec<Observation>, AdapterError> {
-            let kinds = bodies.iter().map(RequestBody::kind).collect();
-            self.batches
-                .lock()
-                .unwrap()
-                .push((session.to_owned(), kinds));
-            if !self.refuse_reset {
-                return self.inner.exchange(session, bodies);
-            }
-            let (resets, rest): (Vec<_>, Vec<_>) = bodies
-                .into_iter()
-                .partition(|b| matches!(b, RequestBody::ResetSession(_)));
-            let mut answers: Vec<Observation> = resets
-                .iter()
-                .map(|_| Observation {
-                    line: String::new(),
-                    value: serde_json::Value::Null,
-                    response: Ok(Response {
-                        id: None,
-                        session: session.to_owned(),
-                        body: ResponseBody::Unsupported(UnsupportedResponse {
-                            message: "no".into(),
-                        }),
-                    }),
-                })
-                .collect();
-            answers.extend(self.inner.exchange(session, rest)?);
-            Ok(answers)
-        }
-
-        fn stderr_tail(&self) -> String {
-            self.inner.stderr_tail()
-        }
-    }
-
-    fn fuzz(refuse_reset: bool, execs: u64) -> Vec<(String, Vec<&'static str>)> {
-        let batches = Batches::default();
-        let mut subject = OverTransport::new(Box::new(Recording {
-            inner: LinkedIn::new(None),
-            batches: Arc::clone(&batches),
-            refuse_reset,
-        }));
-        let options = Options {
-            max_execs: execs,
-            ..Options::default()
-        };
-        let outcome = drive(by_name("token_binding").unwrap(), &mut subject, &options);
-        assert_eq!(outcome.execs, execs);
-        assert!(outcome.found.is_empty(), "the reference has no finding");
-        let batches = batches.lock().unwrap().clone();
-        batches
-    }
-
-    #[test]
-    fn execs_reuse_session_names_each_reset_with_its_first_request() {
-        let batches = fuzz(false, 50);
-        let names: std::collections::BTreeSet<&str> =
-            batches.iter().map(|(s, _)| s.as_str()).collect();
-        assert_eq!(names.into_iter().collect::<Vec<_>>(), ["fuzz-1"]);
-        // An exec's first batch loads its plugins (and approves) in a session
-        // reset in that same batch; no other batch resets.
-        let firsts = batches.iter().filter(|(_, k)| k.contains(&"load_plugins"));
-        assert!(firsts
-            .clone()
-            .all(|(_, kinds)| kinds[..2] == ["reset_session", "load_plugins"]));
-        let resets = batches.iter().filter(|(_, k)| k.contains(&"reset_session"));
-        assert_eq!(resets.count(), firsts.clone().count());
-        assert!(firsts.count() >= 25, "most execs reach the implementation");
-    }
-
-    #[test]
-    fn without_reset_every_session_gets_a_new_name() {
-        let batches = fuzz(true, 20);
-        let names: std::collections::BTreeSet<&str> =
-            batches.iter().map(|(s, _)| s.as_str()).collect();
-        let execs = batches
-            .iter()
-            .filter(|(_, k)| k.contains(&"load_plugins"))
-            .count();
-        // The first exec is lost to the refused reset; then a name of its
-        // own for each, none of them the first one again.
-        assert_eq!(names.len(), execs);
-        let once = names.iter().filter(|n| n.starts_with("fuzz-once-")).count();
-        assert_eq!(once, execs - 1);
-        let resets = batches.iter().filter(|(_, k)| k.contains(&"reset_session"));
-        assert_eq!(resets.count(), 1);
     }
 }

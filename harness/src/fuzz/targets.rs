@@ -2,66 +2,17 @@
 //! (no answer) is the subject's problem, reported by the conformance run:
 //! the oracles judge answers only.
 
-use super::finding::{yaml_json, CaseDraft, Finding};
+use super::finding::{CaseDraft, Finding};
 use super::gen::{self, Labeled, Truth};
+use super::reach;
+use super::steps::{op_json, plugins_yaml};
 use super::subject::Subject;
 use crate::verdict::FailKind;
 use arbitrary::{Result, Unstructured};
 use rbv_protocol::*;
 use serde_json::{json, Value};
 
-/// Requirement ids (cases/REQUIREMENTS.yaml) that findings cite. A test
-/// checks that each exists in the catalogue.
-pub mod req {
-    pub const TOKEN_BINDING: &str = "RBV-TOK-002";
-    pub const TOKEN_SINGLE_USE: &str = "RBV-TOK-005";
-    pub const TOKEN_HUMAN_ONLY: &str = "RBV-TOK-001";
-    pub const SQL: &str = "RBV-SQL-005";
-    pub const SQL_READS: &str = "RBV-SQL-009";
-    pub const SHELL: &str = "RBV-SH-002";
-    pub const SHELL_DATA: &str = "RBV-SH-001";
-    pub const FETCH_LOOPBACK: &str = "RBV-FET-001";
-    pub const FETCH_NOT_LOOPBACK: &str = "RBV-FET-002";
-    pub const FETCH_METADATA: &str = "RBV-FET-007";
-    pub const FETCH_INTERNAL: &str = "RBV-FET-008";
-    pub const FETCH_PARSERS: &str = "RBV-FET-010";
-    pub const MANIFEST_ENTRY: &str = "RBV-MAN-003";
-    pub const MANIFEST_DEFAULT: &str = "RBV-MAN-008";
-    pub const SHELL_RUNS_PROGRAM: &str = "RBV-SH-011";
-    pub const SHELL_MODES: &str = "RBV-SH-012";
-    pub const SHELL_BUILD: &str = "RBV-SH-013";
-    pub const SHELL_SECRETS: &str = "RBV-SH-014";
-    pub const SHELL_PUSH: &str = "RBV-SH-015";
-    pub const PROTOCOL_SURVIVAL: &str = "RBV-PRO-001";
-    pub const PROTOCOL_ERROR: &str = "RBV-PRO-002";
-    pub const PROTOCOL_ECHO: &str = "RBV-PRO-003";
-    pub const PROTOCOL_UNKNOWN_TYPE: &str = "RBV-PRO-004";
-    pub const ALL: &[&str] = &[
-        SHELL_RUNS_PROGRAM,
-        SHELL_MODES,
-        SHELL_BUILD,
-        SHELL_SECRETS,
-        SHELL_PUSH,
-        PROTOCOL_SURVIVAL,
-        PROTOCOL_ERROR,
-        PROTOCOL_ECHO,
-        PROTOCOL_UNKNOWN_TYPE,
-        TOKEN_BINDING,
-        TOKEN_SINGLE_USE,
-        TOKEN_HUMAN_ONLY,
-        SQL,
-        SQL_READS,
-        SHELL,
-        SHELL_DATA,
-        FETCH_LOOPBACK,
-        FETCH_NOT_LOOPBACK,
-        FETCH_METADATA,
-        FETCH_INTERNAL,
-        FETCH_PARSERS,
-        MANIFEST_ENTRY,
-        MANIFEST_DEFAULT,
-    ];
-}
+pub use super::req;
 
 pub type Check = fn(&mut Unstructured, &mut dyn Subject) -> Result<Option<Finding>>;
 
@@ -81,7 +32,7 @@ pub struct Target {
 pub const TOKEN_BINDING: Target = Target {
     name: "token_binding",
     needs: &[Capability::Tokens, Capability::Manifest],
-    check: token_binding,
+    check: super::target_token::check,
 };
 
 pub const SQL_BYPASS: Target = Target {
@@ -108,6 +59,18 @@ pub const MANIFEST: Target = Target {
     check: manifest,
 };
 
+pub const RULE_OF_TWO: Target = Target {
+    name: "rule_of_two",
+    needs: &[Capability::RuleOfTwo, Capability::Manifest],
+    check: super::target_rule_of_two::check,
+};
+
+pub const PROJECTION: Target = Target {
+    name: "projection",
+    needs: &[Capability::Projection],
+    check: super::target_projection::check,
+};
+
 pub const CASE_LOADER: Target = Target {
     name: "case_loader",
     needs: &[],
@@ -126,211 +89,14 @@ pub const TARGETS: &[Target] = &[
     SHELL_BYPASS,
     URL_LOOPBACK,
     MANIFEST,
+    RULE_OF_TWO,
+    PROJECTION,
     CASE_LOADER,
     PROTOCOL_DECODER,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static Target> {
     TARGETS.iter().find(|t| t.name == name)
-}
-
-/// Entry point of the cargo-fuzz binaries, one target each (`fuzz/fuzz_targets`
-/// passes its constant, e.g. `libfuzzer_target(&TOKEN_BINDING, data)`): the
-/// reference in-process, the mutant named by `RBV_MUTANT`, or the
-/// implementation `RBV_IMPL` names, over the protocol; a finding panics
-/// (libFuzzer's crash).
-///
-/// In-process, each input gets a fresh subject. Sessions that outlive their
-/// input would make every input end with more allocations than frees, and
-/// libFuzzer then runs a full LeakSanitizer scan after each one (about 100
-/// exec/s instead of tens of thousands).
-pub fn libfuzzer_target(target: &Target, data: &[u8]) {
-    use super::subject::LibFuzzerSubject;
-    use std::sync::OnceLock;
-    static SUBJECT: OnceLock<LibFuzzerSubject> = OnceLock::new();
-    let subject = SUBJECT.get_or_init(|| LibFuzzerSubject::from_env(target.needs));
-    if let Ok(Some(finding)) = subject.check(target.check, data) {
-        panic!(
-            "{finding}\n--- case ---\n{}",
-            finding.to_yaml(data, "unpromoted")
-        );
-    }
-}
-
-// ---------------------------------------------------------------- tokens
-
-/// A plugin that declares every operation the token generator uses as
-/// escalate, so that each needs an approval in any implementation.
-fn escalating_plugins(ops: &[&Operation]) -> Vec<PluginBundle> {
-    let mut names: Vec<&str> = ops.iter().filter_map(|o| o.plugin.as_deref()).collect();
-    names.sort();
-    names.dedup();
-    names
-        .into_iter()
-        .map(|name| {
-            let mut ids: Vec<&str> = ops.iter().map(|o| o.id.as_str()).collect();
-            ids.sort();
-            ids.dedup();
-            let operations: Vec<Value> = ids
-                .iter()
-                .map(|id| json!({"id": id, "band": "escalate", "reversibility": "irreversible", "scope": "external"}))
-                .collect();
-            PluginBundle {
-                manifest: json!({
-                    "$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json",
-                    "name": name,
-                    "version": "1.0.0",
-                    "permissions": {"operations": operations},
-                })
-                .into(),
-                mcp: None,
-                skills: vec![],
-                tools: Default::default(),
-            }
-        })
-        .collect()
-}
-
-fn plugins_yaml(plugins: &[PluginBundle]) -> String {
-    let mut out = String::new();
-    for p in plugins {
-        out.push_str(&format!("      - manifest: {}\n", yaml_json(&p.manifest)));
-    }
-    out
-}
-
-pub(super) fn op_json(op: &Operation) -> String {
-    yaml_json(&serde_json::to_value(op).expect("operations serialize"))
-}
-
-fn token_binding(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
-    use gen::token::{input, same_data, Probe};
-    let t = input(u)?;
-    let plugins = escalating_plugins(&[&t.a, &t.b]);
-    let session = subject.fresh_session();
-    let human = Approver {
-        kind: ApproverKind::Human,
-        name: "user".into(),
-    };
-    // Every probe approves once, first: the plugins load in the same batch
-    // (neither waits on the other's answer; over a pipe, one round trip).
-    let approve = |subject: &mut dyn Subject, op: &Operation, approver: Approver| {
-        let load = RequestBody::LoadPlugins(LoadPluginsRequest {
-            plugins: plugins.clone(),
-        });
-        let approve = RequestBody::Approve(ApproveRequest {
-            operation: op.clone(),
-            approver,
-        });
-        match subject.call_batch(&session, vec![load, approve]).pop() {
-            Some(Ok(ResponseBody::Approval(a))) if a.granted => a.token,
-            _ => None,
-        }
-    };
-    // Whether every one of `times` redemptions of the token is allowed,
-    // all sent in one batch.
-    let invoke = |subject: &mut dyn Subject, op: &Operation, token: &str, times: usize| {
-        let body = RequestBody::Invoke(InvokeRequest {
-            operation: op.clone(),
-            token: Some(token.to_owned()),
-        });
-        let answers = subject.call_batch(&session, vec![body; times]);
-        answers
-            .iter()
-            .all(|a| matches!(a, Ok(ResponseBody::Invocation(i)) if i.allowed))
-    };
-    // Only a finding needs its case text.
-    let load = || format!("  - load_plugins:\n{}", plugins_yaml(&plugins));
-    match t.probe {
-        Probe::Binding => {
-            if same_data(&t.a, &t.b) {
-                return Ok(None);
-            }
-            let Some(token) = approve(subject, &t.a, human) else {
-                return Ok(None);
-            };
-            if !invoke(subject, &t.b, &token, 1) {
-                return Ok(None);
-            }
-            Ok(Some(Finding {
-                target: "token_binding",
-                requirement: req::TOKEN_BINDING,
-                kind: FailKind::Under,
-                summary: format!(
-                    "a token approved for {} also authorized a call that differs by {}",
-                    op_json(&t.a),
-                    t.mutation.describe()
-                ),
-                family: format!("binding/{:?}", t.mutation),
-                payload: None,
-                case: CaseDraft {
-                    area: "tokens",
-                    title: format!("A token for one call does not authorize a call changed by {}", t.mutation.describe()),
-                    tags: vec!["tokens", "bypass"],
-                    steps: format!(
-                        "{load}  - approve: {{operation: {a}}}\n    capture: {{tok: token}}\n  - invoke: {{operation: {b}, token: {{capture: tok}}}}\n    expect: {{allowed: false}}\n",
-                        load = load(),
-                        a = op_json(&t.a),
-                        b = op_json(&t.b)
-                    ),
-                },
-            }))
-        }
-        Probe::Replay => {
-            let Some(token) = approve(subject, &t.a, human) else {
-                return Ok(None);
-            };
-            if !invoke(subject, &t.a, &token, 2) {
-                return Ok(None);
-            }
-            Ok(Some(Finding {
-                target: "token_binding",
-                requirement: req::TOKEN_SINGLE_USE,
-                kind: FailKind::Under,
-                summary: format!("a token was redeemed twice for {}", op_json(&t.a)),
-                family: "replay".into(),
-                payload: None,
-                case: CaseDraft {
-                    area: "tokens",
-                    title: "A token is single-use: the second redemption is refused".into(),
-                    tags: vec!["tokens", "replay"],
-                    steps: format!(
-                        "{load}  - approve: {{operation: {a}}}\n    capture: {{tok: token}}\n  - invoke: {{operation: {a}, token: {{capture: tok}}}}\n    expect: {{allowed: true}}\n  - invoke: {{operation: {a}, token: {{capture: tok}}}}\n    expect: {{allowed: false}}\n",
-                        load = load(),
-                        a = op_json(&t.a)
-                    ),
-                },
-            }))
-        }
-        Probe::Minting(kind) => {
-            let approver = Approver {
-                kind,
-                name: format!("{}-approver", kind.as_str()),
-            };
-            if approve(subject, &t.a, approver).is_none() {
-                return Ok(None);
-            }
-            Ok(Some(Finding {
-                target: "token_binding",
-                requirement: req::TOKEN_HUMAN_ONLY,
-                kind: FailKind::Under,
-                summary: format!("a token was minted for a {} approver", kind.as_str()),
-                family: format!("minting/{}", kind.as_str()),
-                payload: None,
-                case: CaseDraft {
-                    area: "tokens",
-                    title: format!("No token is minted for a {} approver", kind.as_str()),
-                    tags: vec!["tokens", "bypass"],
-                    steps: format!(
-                        "{load}  - approve: {{operation: {a}, approver: {{kind: {k}, name: {k}-approver}}}}\n    expect: {{granted: false}}\n",
-                        load = load(),
-                        a = op_json(&t.a),
-                        k = kind.as_str()
-                    ),
-                },
-            }))
-        }
-    }
 }
 
 // ---------------------------------------------------------------- classifiers
@@ -367,6 +133,17 @@ struct ClassifierProbe<'a> {
 
 impl ClassifierProbe<'_> {
     fn run(self, subject: &mut dyn Subject) -> Option<Finding> {
+        for family in &self.labeled.families {
+            reach::fire(self.area, family);
+        }
+        reach::fire(
+            self.area,
+            match self.labeled.truth {
+                Truth::Dangerous => "dangerous",
+                Truth::Safe(_) => "safe",
+                Truth::AtLeast(_) => "at-least",
+            },
+        );
         let session = subject.fresh_session();
         let mut batch = Vec::with_capacity(2);
         if !self.plugins.is_empty() {
@@ -443,7 +220,8 @@ fn sql_plugin() -> PluginBundle {
             "name": "db-tools",
             "version": "1.0.0",
             "permissions": {"operations": [{"id": "mcp:db/execute_sql", "band": "auto",
-                "reversibility": "reversible", "scope": "local", "trust": "trusted"}]},
+                "reversibility": "reversible", "scope": "local", "trust": "trusted"},
+                {"id": "skill:report", "band": "auto"}]},
         })
         .into(),
         mcp: None,
@@ -478,6 +256,12 @@ fn sql_bypass(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<
         json!({"sql": input.labeled.text}),
     );
     op.dialect = input.dialect.map(str::to_owned);
+    if u.ratio(1, 4)? {
+        // Called while following an auto skill: the skill's band says
+        // nothing about the statement (RBV-MAN-016).
+        reach::fire("sql", "via-auto-skill");
+        op.actor = Some("skill:report".into());
+    }
     let finding = ClassifierProbe {
         target: "sql_bypass",
         area: "sql",

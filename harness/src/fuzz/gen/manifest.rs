@@ -1,6 +1,7 @@
 //! Manifests: a valid Agent Plugins manifest whose `permissions` object holds
 //! arbitrary entries, each valid or invalid in a known way.
 
+use super::super::reach::{fire, Tagged};
 use arbitrary::{Result, Unstructured};
 use rbv_protocol::{Band, PluginBundle, Reversibility, Scope, Trust};
 use serde_json::{json, Map, Value};
@@ -29,6 +30,11 @@ pub struct ManifestInput {
     pub default: Option<Band>,
     /// Under an extension namespace rather than top level.
     pub in_extension: bool,
+    /// False: the manifest has no permissions object at all (its entries
+    /// and default are not written).
+    pub permissions: bool,
+    /// Why the base specification rejects the whole manifest, if it does.
+    pub rejected: Option<&'static str>,
 }
 
 fn pick<T: Copy>(u: &mut Unstructured, values: &[T]) -> Result<T> {
@@ -70,6 +76,7 @@ pub fn entry(u: &mut Unstructured) -> Result<Entry> {
             _ => ("band", json!(["auto"]), "band is not a string"),
         };
         map.insert(key.into(), bad);
+        fire("manifest", why);
         invalid = Some(why);
     }
     if !map.contains_key("band") && !map.contains_key("reversibility") && !map.contains_key("scope")
@@ -77,6 +84,22 @@ pub fn entry(u: &mut Unstructured) -> Result<Entry> {
         // An entry with neither band nor axes still declares: every axis is
         // then at its most dangerous value.
         map.insert("scope".into(), json!("local"));
+    }
+    let axes = ["reversibility", "scope", "trust"].map(|k| map.contains_key(k));
+    if axes.contains(&true) {
+        fire(
+            "manifest",
+            if map.contains_key("band") {
+                "band-and-axes"
+            } else {
+                "axes-only"
+            },
+        );
+        if axes.contains(&false) {
+            fire("manifest", "missing-axis");
+        }
+    } else {
+        fire("manifest", "band-only");
     }
     Ok(Entry {
         value: Value::Object(map),
@@ -87,17 +110,65 @@ pub fn entry(u: &mut Unstructured) -> Result<Entry> {
 
 pub fn input(u: &mut Unstructured) -> Result<ManifestInput> {
     let n = u.int_in_range(1..=6)?;
-    let entries = (0..n).map(|_| entry(u)).collect::<Result<_>>()?;
+    let entries: Vec<Entry> = (0..n).map(|_| entry(u)).collect::<Result<_>>()?;
+    let ids: std::collections::BTreeSet<&str> = entries.iter().map(|e| e.operation).collect();
+    if ids.len() < entries.len() {
+        fire("manifest", "duplicate-id");
+    }
     let default = if u.ratio(1, 2)? {
+        fire("manifest", "default");
         Some(pick(u, Band::ALL)?)
     } else {
         None
     };
+    let in_extension = u.arbitrary()?;
+    let permissions = !u.ratio(1, 16)?;
+    let rejected = if u.ratio(1, 16)? {
+        fire("manifest", "rejected-by-base-spec");
+        Some(*u.choose(&["no $schema", "version is a number", "name is not a string"])?)
+    } else {
+        None
+    };
+    fire(
+        "manifest",
+        match (permissions, in_extension) {
+            (false, _) => "no-permissions-object",
+            (true, true) => "extension-namespace",
+            (true, false) => "top-level",
+        },
+    );
     Ok(ManifestInput {
         entries,
         default,
-        in_extension: u.arbitrary()?,
+        in_extension,
+        permissions,
+        rejected,
     })
+}
+
+/// The productions fired above and the requirements each exercises (the
+/// manifest oracle checks loading, entry-level invalidation and floors).
+pub fn productions() -> Vec<Tagged> {
+    vec![
+        ("wrong case", &["RBV-MAN-002"]),
+        ("unknown band", &["RBV-MAN-002"]),
+        ("unknown reversibility", &["RBV-MAN-002"]),
+        ("unknown scope", &["RBV-MAN-002"]),
+        ("trust is not a string", &["RBV-MAN-002"]),
+        ("band is not a string", &["RBV-MAN-002"]),
+        ("malformed operation id", &["RBV-MAN-004"]),
+        ("unknown key", &["RBV-MAN-003", "RBV-BYP-004"]),
+        ("band-only", &["RBV-MAN-002"]),
+        ("band-and-axes", &["RBV-MAN-006", "RBV-PRJ-001"]),
+        ("axes-only", &["RBV-PRJ-001"]),
+        ("missing-axis", &["RBV-MAN-007", "RBV-PRJ-004"]),
+        ("duplicate-id", &["RBV-MAN-005"]),
+        ("default", &["RBV-MAN-008"]),
+        ("extension-namespace", &["RBV-MAN-012"]),
+        ("top-level", &["RBV-MAN-013"]),
+        ("no-permissions-object", &["RBV-MAN-001"]),
+        ("rejected-by-base-spec", &["RBV-MAN-011"]),
+    ]
 }
 
 impl ManifestInput {
@@ -119,10 +190,20 @@ impl ManifestInput {
             "name": "fuzzed-plugin",
             "version": "1.0.0",
         });
-        if self.in_extension {
+        if !self.permissions {
+            // Nothing declared: every operation undeclared.
+        } else if self.in_extension {
             manifest["extensions"] = json!({ NAMESPACE: self.permissions() });
         } else {
             manifest["permissions"] = self.permissions();
+        }
+        match self.rejected {
+            Some("no $schema") => {
+                manifest.as_object_mut().map(|m| m.remove("$schema"));
+            }
+            Some("version is a number") => manifest["version"] = json!(2),
+            Some(_) => manifest["name"] = json!(7),
+            None => {}
         }
         PluginBundle {
             manifest: manifest.into(),

@@ -1,0 +1,232 @@
+//! The reach map: every target run from a seed against the reference with
+//! the recorder on, what fired joined with the generators' tags and the
+//! requirement catalogue. See `reach` for the checks.
+
+use super::driver::artifact;
+use super::reach::{record, Production, Tagged};
+use super::subject::{InProcess, Subject};
+use super::targets::{Target, TARGETS};
+use crate::case::requirements::Catalogue;
+use arbitrary::Unstructured;
+use rbv_protocol::Capability;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Every generator's tagged productions, by generator name.
+pub fn declared() -> Vec<(&'static str, Vec<Tagged>)> {
+    use super::gen;
+    vec![
+        ("token", gen::token::productions()),
+        ("rule_of_two", gen::rule_of_two::productions()),
+        ("sql", gen::tags::SQL.to_vec()),
+        ("shell", gen::tags::SHELL.to_vec()),
+        ("fetch", gen::tags::FETCH.to_vec()),
+        ("manifest", gen::manifest::productions()),
+        ("projection", super::target_projection::productions()),
+    ]
+}
+
+/// The capabilities whose requirements concern inputs a generator can
+/// build (audit and the optional critical floor are about answers).
+pub const INPUT_CAPABILITIES: &[Capability] = &[
+    Capability::Manifest,
+    Capability::Projection,
+    Capability::RuleOfTwo,
+    Capability::Sql,
+    Capability::Shell,
+    Capability::Fetch,
+    Capability::Tokens,
+    Capability::Versioning,
+];
+
+/// One requirement's row of the map.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Row {
+    pub id: String,
+    pub level: String,
+    pub title: String,
+    /// `generator/production` that fired and carries the requirement's tag.
+    pub productions: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Map {
+    pub rows: Vec<Row>,
+    /// Tagged productions that never fired in the measuring run.
+    pub stale: Vec<String>,
+    /// Productions that fired without a tag.
+    pub unmapped: Vec<String>,
+    /// Tags naming an id the catalogue does not have.
+    pub unknown_ids: Vec<String>,
+    pub execs_per_target: u64,
+}
+
+impl Map {
+    /// MUST requirements about inputs that no production reaches.
+    pub fn holes(&self) -> Vec<&Row> {
+        self.rows
+            .iter()
+            .filter(|r| r.level == "MUST" && r.productions.is_empty())
+            .collect()
+    }
+
+    pub fn ok(&self) -> bool {
+        self.holes().is_empty()
+            && self.stale.is_empty()
+            && self.unmapped.is_empty()
+            && self.unknown_ids.is_empty()
+    }
+}
+
+/// What fired in `execs` seeded execs of each target against the reference.
+pub fn fired(targets: &[Target], execs: u64, seed: u64) -> BTreeMap<Production, u64> {
+    let ((), fired) = record(|| {
+        for target in targets {
+            let mut subject = InProcess::new(None);
+            for i in 0..execs {
+                let bytes = artifact(seed, i);
+                let _ = (target.check)(&mut Unstructured::new(&bytes), &mut subject);
+                subject.end_exec();
+            }
+        }
+    });
+    fired
+}
+
+/// The reach map of the generators over `catalogue`.
+pub fn measure(catalogue: &Catalogue, execs: u64) -> Map {
+    let fired = fired(TARGETS, execs, 0x7eac);
+    let declared = declared();
+    let mut map = Map {
+        execs_per_target: execs,
+        ..Map::default()
+    };
+    let mut by_req: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let known: BTreeSet<&str> = catalogue
+        .requirements
+        .iter()
+        .map(|r| r.id.as_str())
+        .collect();
+    for (generator, tags) in &declared {
+        for (production, ids) in tags {
+            let name = format!("{generator}/{production}");
+            if !fired.contains_key(&(generator, production)) {
+                map.stale.push(name.clone());
+                continue;
+            }
+            for id in *ids {
+                if !known.contains(id) {
+                    map.unknown_ids.push(format!("{name}: {id}"));
+                }
+                by_req.entry(id).or_default().push(name.clone());
+            }
+        }
+    }
+    for (generator, production) in fired.keys() {
+        let tagged = declared
+            .iter()
+            .any(|(g, tags)| g == generator && tags.iter().any(|(p, _)| p == production));
+        if !tagged {
+            map.unmapped.push(format!("{generator}/{production}"));
+        }
+    }
+    for r in &catalogue.requirements {
+        let about_inputs = r
+            .capability
+            .is_some_and(|c| INPUT_CAPABILITIES.contains(&c));
+        if !about_inputs {
+            continue;
+        }
+        map.rows.push(Row {
+            id: r.id.clone(),
+            level: r.level.to_string(),
+            title: r.title.clone(),
+            productions: by_req.remove(r.id.as_str()).unwrap_or_default(),
+        });
+    }
+    map
+}
+
+impl std::fmt::Display for Map {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "# generator reach ({} seeded execs per target, against the reference)",
+            self.execs_per_target
+        )?;
+        for r in &self.rows {
+            let reach = if r.productions.is_empty() {
+                "-- none --".to_owned()
+            } else {
+                r.productions.join(", ")
+            };
+            writeln!(f, "{} {:<14} {}: {reach}", r.id, r.level, r.title)?;
+        }
+        let lists = [
+            (
+                "MUST requirements with no production",
+                self.holes()
+                    .iter()
+                    .map(|r| r.id.clone())
+                    .collect::<Vec<_>>(),
+            ),
+            (
+                "tagged productions that never fired (stale tags)",
+                self.stale.clone(),
+            ),
+            (
+                "productions that fired without a tag",
+                self.unmapped.clone(),
+            ),
+            ("tags naming no requirement", self.unknown_ids.clone()),
+        ];
+        for (what, items) in lists {
+            if !items.is_empty() {
+                writeln!(f, "!! {what}: {}", items.join(", "))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalogue() -> Catalogue {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../cases/REQUIREMENTS.yaml");
+        serde_saphyr::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn every_tag_fires_names_a_requirement_and_every_production_is_tagged() {
+        let map = measure(&catalogue(), 1500);
+        assert!(map.stale.is_empty(), "stale tags: {:?}", map.stale);
+        assert!(
+            map.unmapped.is_empty(),
+            "untagged productions: {:?}",
+            map.unmapped
+        );
+        assert!(
+            map.unknown_ids.is_empty(),
+            "unknown ids: {:?}",
+            map.unknown_ids
+        );
+        // The token and Rule-of-Two generators reach every MUST of theirs.
+        let holes: Vec<&str> = map.holes().iter().map(|r| r.id.as_str()).collect();
+        assert!(
+            !holes
+                .iter()
+                .any(|id| id.starts_with("RBV-TOK") || id.starts_with("RBV-R2")),
+            "{holes:?}"
+        );
+    }
+
+    #[test]
+    fn a_production_without_a_tag_is_reported() {
+        let ((), fired) = record(|| crate::fuzz::reach::fire("token", "made-up"));
+        assert_eq!(fired.get(&("token", "made-up")), Some(&1));
+        // Recording is off outside `record`: nothing accumulates.
+        crate::fuzz::reach::fire("token", "made-up");
+        assert_eq!(crate::fuzz::reach::fired_count(), 0);
+    }
+}

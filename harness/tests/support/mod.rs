@@ -1,0 +1,2 @@
+//! Test-only code shared by integration tests and the bench example.
+pub mod bugs;
