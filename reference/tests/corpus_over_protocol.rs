@@ -1,0 +1,63 @@
+//! Mutation testing's test (scripts/mutants.sh): the conformance corpus,
+//! run by a prebuilt `rbv` (named by `RBV_BIN`) over the protocol against
+//! this crate's own `rbv-ref`. A mutant of the reference then costs a
+//! rebuild of this crate alone, not of the harness that embeds it.
+//!
+//! Ignored in a plain `cargo test`: `harness/tests/conformance.rs` runs the
+//! same corpus against the reference on every test run.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// One `rbv run`; true when every case passed (exit 0).
+fn suite_passes(rbv: &Path, profile: &[String]) -> bool {
+    let mut implementation = format!("exec '{}'", env!("CARGO_BIN_EXE_rbv-ref"));
+    for flag in profile {
+        implementation.push_str(&format!(" --profile '{flag}'"));
+    }
+    let status = Command::new(rbv)
+        .args(["run", "--jobs", "2", "--cases"])
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../cases"))
+        .args(["--impl", &implementation])
+        .stdout(Stdio::null())
+        .status()
+        .expect("RBV_BIN runs");
+    status.success()
+}
+
+/// Every non-default profile value, as `KEY=VALUE`, from `rbv-ref --list-profile`.
+fn other_profile_values() -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_rbv-ref"))
+        .arg("--list-profile")
+        .output()
+        .expect("rbv-ref --list-profile runs");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .flat_map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            let (key, values, default) = (fields[0], fields[1], fields[2]);
+            let default = default.trim_start_matches("default ").to_owned();
+            values
+                .split(',')
+                .filter(move |v| *v != default)
+                .map(move |v| format!("{key}={v}"))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "mutation testing only: scripts/mutants.sh sets RBV_BIN and runs it"]
+fn the_corpus_passes_over_the_protocol() {
+    let rbv = std::env::var_os("RBV_BIN").expect("RBV_BIN names a prebuilt rbv");
+    let rbv = Path::new(&rbv);
+    // Most mutants fail under the default profile: try it first, so that a
+    // caught mutant costs one run.
+    assert!(suite_passes(rbv, &[]), "the corpus fails (default profile)");
+    for value in other_profile_values() {
+        assert!(
+            suite_passes(rbv, std::slice::from_ref(&value)),
+            "the corpus fails with --profile {value}"
+        );
+    }
+}
