@@ -55,7 +55,7 @@ fn a_partial_implementation_is_certified_for_what_it_claims() {
     assert_eq!(r["summary"]["level"], "precise");
     let statement = r["summary"]["certification"]["statement"].as_str().unwrap();
     assert!(
-        statement.starts_with("Precise for projection and sql; not claimed: audit, "),
+        statement.starts_with("Precise for base, projection and sql; not claimed: audit, "),
         "{statement}"
     );
     assert_eq!(capability(&r, "sql")["level"], "precise");
@@ -258,7 +258,7 @@ fn the_python_example_adapter_is_certified_for_manifest_and_projection() {
     let r = report(dir.path());
     let statement = r["summary"]["certification"]["statement"].as_str().unwrap();
     assert!(
-        statement.starts_with("Precise for manifest and projection; not claimed: "),
+        statement.starts_with("Precise for base, manifest and projection; not claimed: "),
         "{statement}"
     );
     assert!(r["summary"]["counts"]["skip"].as_u64().unwrap() > 500);

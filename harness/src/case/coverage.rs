@@ -28,6 +28,9 @@ pub enum Path {
     Project,
     Manifest,
     Diff,
+    /// A raw line (`send_raw`): the protocol's own rules, which no typed
+    /// request can break.
+    Raw,
 }
 
 impl Path {
@@ -41,10 +44,11 @@ impl Path {
             Path::Project => "project",
             Path::Manifest => "manifest",
             Path::Diff => "diff",
+            Path::Raw => "raw",
         }
     }
 
-    pub const ALL: [Path; 8] = [
+    pub const ALL: [Path; 9] = [
         Path::Evaluate,
         Path::Invoke,
         Path::InvokeToken,
@@ -53,6 +57,7 @@ impl Path {
         Path::Project,
         Path::Manifest,
         Path::Diff,
+        Path::Raw,
     ];
 
     pub fn parse(name: &str) -> Option<Path> {
@@ -76,8 +81,9 @@ impl Path {
                 | Capability::Shell
                 | Capability::Fetch
                 | Capability::CriticalFloor,
-            )
-            | None => &[Path::Evaluate, Path::Invoke],
+            ) => &[Path::Evaluate, Path::Invoke],
+            // No capability: the protocol's own rules, seen on raw lines.
+            None => &[Path::Raw],
         }
     }
 }
@@ -170,10 +176,8 @@ fn path_of(action: &Action) -> Option<Path> {
         Action::Project(_) => Path::Project,
         Action::LoadPlugins(_) | Action::ValidateManifest(_) => Path::Manifest,
         Action::DiffManifests { .. } => Path::Diff,
-        Action::RecordEvent(_)
-        | Action::SetPolicy(_)
-        | Action::ResetSession
-        | Action::SendRaw(_) => return None,
+        Action::SendRaw(_) => Path::Raw,
+        Action::RecordEvent(_) | Action::SetPolicy(_) | Action::ResetSession => return None,
     })
 }
 
@@ -200,7 +204,9 @@ pub fn exercised(case: &Case) -> Exercised {
 }
 
 fn contribute(step: &Step, declared: &BTreeSet<&str>, out: &mut Exercised) {
-    if observes(&step.expect) {
+    // A raw line is judged even without an expectation: its answer's
+    // envelope, and that the implementation lived.
+    if observes(&step.expect) || matches!(step.action, Action::SendRaw(_)) {
         out.paths.extend(path_of(&step.action));
         if touches_audit(&step.expect) {
             out.paths.insert(Path::Audit);

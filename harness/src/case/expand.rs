@@ -218,7 +218,14 @@ fn instantiate(case: &Node, row: &Node, budget: &mut Budget) -> Result<Node, Nod
                         kind: Kind::Seq(items),
                         ..
                     },
-                )) => items.extend(more.iter().cloned()),
+                )) => {
+                    // A row may repeat what the template lists; once is enough.
+                    for item in more {
+                        if !items.iter().any(|i| i.kind == item.kind) {
+                            items.push(item.clone());
+                        }
+                    }
+                }
                 Some((_, other)) => {
                     return Err(NodeError::at(other.pos, format!("`{key}` is a list")));
                 }

@@ -313,11 +313,11 @@ pub struct Expect {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub present: Option<Vec<String>>,
     /// Dotted path → capture name: the value there equals the captured one.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same: Option<BTreeMap<String, String>>,
     /// Dotted path → capture name: the value there differs from the
     /// captured one (an absent value is no difference: it fails).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub differs: Option<BTreeMap<String, String>>,
 }
 

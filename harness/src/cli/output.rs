@@ -181,8 +181,10 @@ pub fn handshake_warnings(outcome: &RunOutcome) -> Vec<String> {
         if name.parse::<Capability>().is_ok() || !seen.insert(name.as_str()) {
             continue;
         }
+        // A long name is no typo; the distance would cost its square.
         let closest = Capability::ALL
             .iter()
+            .filter(|_| name.len() <= 64)
             .map(|c| {
                 (
                     strsim::damerau_levenshtein(&name.to_lowercase(), c.as_str()),
@@ -194,6 +196,8 @@ pub fn handshake_warnings(outcome: &RunOutcome) -> Vec<String> {
         let hint = closest
             .map(|(_, c)| format!(" (did you mean `{c}`?)"))
             .unwrap_or_default();
+        // The name is the implementation's text: escaped and cut.
+        let name = one_line(name);
         out.push(format!(
             "the handshake claims `{name}`, which is no capability rbv knows{hint}; it is ignored, \
              and the cases that need it are skipped as not claimed"
