@@ -77,7 +77,7 @@ fn a_partial_implementation_is_certified_for_what_it_claims() {
         c["suite_cases"].as_u64(),
         r["cases"].as_array().map(|a| a.len() as u64)
     );
-    assert!(stdout(&out).contains("(Precise for projection and sql; not claimed:"));
+    assert!(stdout(&out).contains("(Precise for base, projection and sql; not claimed:"));
 }
 
 #[test]

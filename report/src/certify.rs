@@ -130,7 +130,7 @@ pub fn certify(
         statement: String::new(),
         partial,
         capabilities,
-        unknown_claims: unknown.into_iter().map(str::to_owned).collect(),
+        unknown_claims: shown_claims(&unknown),
     };
     certification.statement = statement(&certification, level);
     Outcome {
@@ -247,6 +247,23 @@ fn statement(cert: &Certification, level: Level) -> String {
     }
     out
 }
+
+/// The implementation's unknown capability names as a report may show
+/// them: escaped, each cut short, at most [`MAX_UNKNOWN_CLAIMS`] of them.
+fn shown_claims(unknown: &BTreeSet<&str>) -> Vec<String> {
+    let mut shown: Vec<String> = unknown
+        .iter()
+        .take(MAX_UNKNOWN_CLAIMS)
+        .map(|c| crate::text::one_line(c, 64))
+        .collect();
+    if unknown.len() > MAX_UNKNOWN_CLAIMS {
+        shown.push(format!("… {} more", unknown.len() - MAX_UNKNOWN_CLAIMS));
+    }
+    shown
+}
+
+/// The unknown capability names a report lists; the rest are counted.
+pub const MAX_UNKNOWN_CLAIMS: usize = 20;
 
 /// `a`, `a and b`, `a, b and c`.
 fn and_list(items: &[&str]) -> String {
@@ -478,5 +495,23 @@ mod tests {
             .certification
             .statement
             .ends_with("; unknown capabilities ignored: shel"));
+    }
+
+    #[test]
+    fn unknown_claims_are_escaped_cut_and_counted() {
+        let cases = vec![case("sql/1", &["sql"], Must, (true, false))];
+        let mut names: Vec<String> = (0..30).map(|i| format!("x{i:02}")).collect();
+        names.push(format!("a\u{202e}{}", "y".repeat(500)));
+        let claimed: Vec<&str> = names.iter().map(String::as_str).collect();
+        let o = certify(&cases, &claims(&claimed), Some(&conditions(1, &[])));
+        let shown = &o.certification.unknown_claims;
+        assert_eq!(shown.len(), MAX_UNKNOWN_CLAIMS + 1);
+        assert_eq!(shown.last().unwrap(), "… 11 more");
+        assert!(shown.iter().all(|c| c.len() < 200), "{shown:?}");
+        let statement = &o.certification.statement;
+        assert!(
+            !statement.chars().any(crate::text::is_hostile),
+            "{statement}"
+        );
     }
 }

@@ -45,14 +45,23 @@ pub const SQL: &[Tagged] = &[
     ("session-control-alone", &["RBV-SQL-015", "RBV-SQL-001"]),
     ("session-control-escalates", &["RBV-SQL-015"]),
     ("resource-holder", &["RBV-SQL-014"]),
-    ("side-effecting-function-anywhere", &["RBV-SQL-007", "RBV-SQL-016"]),
+    (
+        "side-effecting-function-anywhere",
+        &["RBV-SQL-007", "RBV-SQL-016"],
+    ),
     // Comments and dialects (RBV-SQL-011..013).
     ("comments-anywhere", &["RBV-SQL-008", "RBV-SQL-009"]),
-    ("postgres-reads-its-own-comments", &["RBV-SQL-009", "RBV-SQL-011"]),
+    (
+        "postgres-reads-its-own-comments",
+        &["RBV-SQL-009", "RBV-SQL-011"],
+    ),
     ("unnested-block-comment", &["RBV-SQL-008", "RBV-SQL-011"]),
     ("unknown-dialect", &["RBV-SQL-011"]),
     ("mysql-hash-comment", &["RBV-SQL-009", "RBV-SQL-011"]),
-    ("mysql-hash-comment-newline", &["RBV-SQL-008", "RBV-SQL-011"]),
+    (
+        "mysql-hash-comment-newline",
+        &["RBV-SQL-008", "RBV-SQL-011"],
+    ),
     ("mysql-hash-in-string", &["RBV-SQL-009", "RBV-SQL-011"]),
     ("mysql-escaped-quote", &["RBV-SQL-009", "RBV-SQL-012"]),
     ("mysql-backslash-both-readings", &["RBV-SQL-011"]),
