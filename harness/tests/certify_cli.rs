@@ -211,6 +211,11 @@ fn show_prints_a_case_as_it_runs_with_file_and_line() {
         assert!(!text.contains(debug), "{debug} in {text}");
     }
 
+    // A raw line is shown as written, not sent through the typed path.
+    let out = show("protocol/ids/evaluate-at-max");
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("\n  - send_raw: {\"before_handshake\":false,\"line\":"));
+
     let out = show("tokens/replay/delete");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);

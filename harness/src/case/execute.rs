@@ -167,7 +167,8 @@ pub(crate) fn bodies(
             new: new.clone(),
         }),
         Action::ResetSession => RequestBody::ResetSession(ResetSessionRequest {}),
-        Action::SendRaw(_) => unreachable!("raw lines are sent by `raw::run`"),
+        // Raw lines are sent by `raw::run`, never as typed bodies.
+        Action::SendRaw(_) => return Err("a raw line has no typed request body".into()),
         Action::Concurrent(actions) => {
             let mut all = Vec::new();
             for a in actions {

@@ -81,7 +81,29 @@ fn write_step(
 ) {
     let _ = writeln!(out, "  # step {number}, {file}:{}", step.line);
     let key = step.action.key();
-    match bodies(&step.action, captures) {
+    if let crate::case::model::Action::SendRaw(raw) = &step.action {
+        let shown = serde_json::json!({"line": raw.line, "before_handshake": raw.before_handshake});
+        let _ = writeln!(out, "  - {key}: {shown}");
+    } else {
+        write_bodies(out, key, &step.action, captures);
+    }
+    let _ = writeln!(out, "    expect: {}", json(&step.expect));
+    if !step.capture.is_empty() {
+        let _ = writeln!(out, "    capture: {}", json(&step.capture));
+    }
+    if let Some(note) = &step.note {
+        let _ = writeln!(out, "    note: {}", json(note));
+    }
+}
+
+/// The request bodies a step sends, one line each.
+fn write_bodies(
+    out: &mut String,
+    key: &str,
+    action: &crate::case::model::Action,
+    captures: &BTreeMap<String, Value>,
+) {
+    match bodies(action, captures) {
         Ok(sent) if sent.len() == 1 && key != "concurrent" => {
             let _ = writeln!(out, "  - {key}: {}", body(&sent[0]));
         }
@@ -94,13 +116,6 @@ fn write_step(
         Err(e) => {
             let _ = writeln!(out, "  - {key}: null  # {e}");
         }
-    }
-    let _ = writeln!(out, "    expect: {}", json(&step.expect));
-    if !step.capture.is_empty() {
-        let _ = writeln!(out, "    capture: {}", json(&step.capture));
-    }
-    if let Some(note) = &step.note {
-        let _ = writeln!(out, "    note: {}", json(note));
     }
 }
 

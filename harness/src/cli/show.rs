@@ -24,7 +24,10 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
         }
     };
     if let Some(case) = suite.case(&args.id) {
-        super::output::emit(&crate::case::show::render(case, &suite.catalogue));
+        // A case file arrives in a pull request: its text is escaped.
+        let text = crate::case::show::render(case, &suite.catalogue);
+        let safe: Vec<String> = rbv_report::text::terminal_lines(&text).collect();
+        super::output::emit(&(safe.join("\n") + "\n"));
         return Ok(ExitCode::SUCCESS);
     }
     let near: Vec<&str> = crate::runner::select(&suite.cases, std::slice::from_ref(&args.id))
@@ -32,8 +35,9 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
         .map(|c| c.id.as_str())
         .take(10)
         .collect();
-    eprintln!("rbv: no case `{}`", args.id);
+    eprintln!("rbv: no case `{}`", rbv_report::text::terminal(&args.id));
     if !near.is_empty() {
+        let near: Vec<String> = near.iter().map(|id| rbv_report::text::terminal(id)).collect();
         eprintln!("cases whose id contains it:\n  {}", near.join("\n  "));
     }
     Ok(ExitCode::from(super::EXIT_HARNESS))
