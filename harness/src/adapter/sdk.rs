@@ -149,3 +149,91 @@ impl<I: Implementation> Transport for SdkInProcess<I> {
         Ok(RawObservation { sent, answer })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::{execute, load_files};
+    use crate::verdict::Verdict;
+
+    /// The least an implementation can be: it claims no capability,
+    /// acknowledges events and policies and escalates every call (fail
+    /// safe); every other request type is left `unsupported`.
+    struct Bare;
+
+    impl Implementation for Bare {
+        type Session = ();
+        fn name(&self) -> String {
+            "bare".into()
+        }
+        fn version(&self) -> String {
+            "0".into()
+        }
+        fn record_event(
+            &mut self,
+            _: &mut (),
+            _: rbv_protocol::RecordEventRequest,
+        ) -> rbv_adapter::Answer<rbv_protocol::AckResponse> {
+            Ok(rbv_protocol::AckResponse {})
+        }
+        fn set_policy(
+            &mut self,
+            _: &mut (),
+            _: rbv_protocol::SetPolicyRequest,
+        ) -> rbv_adapter::Answer<rbv_protocol::AckResponse> {
+            Ok(rbv_protocol::AckResponse {})
+        }
+        fn evaluate(
+            &mut self,
+            _: &mut (),
+            _: rbv_protocol::EvaluateRequest,
+        ) -> rbv_adapter::Answer<rbv_protocol::EvaluationResponse> {
+            Ok(rbv_protocol::EvaluationResponse {
+                band: rbv_protocol::Band::Escalate,
+                decision: rbv_protocol::Decision::Ask,
+                declared: None,
+                reasons: Vec::new(),
+                signature: None,
+                audit: None,
+            })
+        }
+    }
+
+    /// The protocol area (bad lines, unknown types, ids up to 2^64, a line
+    /// before the handshake) is the SDK's work: an implementation gets it
+    /// right without writing any of it.
+    #[test]
+    fn a_bare_implementation_passes_the_protocol_area() {
+        let suite = load_files(&crate::embedded::files()).expect("the corpus loads");
+        let factory: Factory<Bare> = Arc::new(|| Bare);
+        let mut transport = SdkInProcess::connect(factory).expect("handshake");
+        assert_eq!(transport.identity().handshake.implementation.name, "bare");
+        let protocol: Vec<_> = suite
+            .cases
+            .iter()
+            .filter(|c| c.area() == "protocol")
+            .collect();
+        assert!(protocol.len() > 10, "{} protocol cases", protocol.len());
+        let failed: Vec<String> = protocol
+            .into_iter()
+            .enumerate()
+            .filter_map(|(n, case)| {
+                let run = execute(case, &mut transport, &format!("s{n}"));
+                (run.verdict != Verdict::Pass).then(|| format!("{}: {:?}", case.id, run.verdict))
+            })
+            .collect();
+        assert!(failed.is_empty(), "{}", failed.join("\n"));
+        // And a case of a capability it does not claim is skipped, not run.
+        let projection = suite
+            .cases
+            .iter()
+            .find(|c| c.area() == "projection")
+            .unwrap();
+        let run = execute(projection, &mut transport, "p");
+        assert!(
+            matches!(run.verdict, Verdict::Skip { .. }),
+            "{:?}",
+            run.verdict
+        );
+    }
+}
