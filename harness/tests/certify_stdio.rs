@@ -17,7 +17,14 @@ fn build_example() -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = Command::new(cargo)
         .current_dir(WORKSPACE)
-        .args(["build", "--offline", "--locked", "--quiet", "-p", "rbv-adapter"])
+        .args([
+            "build",
+            "--offline",
+            "--locked",
+            "--quiet",
+            "-p",
+            "rbv-adapter",
+        ])
         .args(["--example", "policy_client", "--message-format=json"])
         .output()
         .expect("cargo runs");

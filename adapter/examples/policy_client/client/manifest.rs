@@ -130,12 +130,11 @@ pub fn load(bundle: &PluginBundle) -> Plugin {
     }
     let mut declarations = BTreeMap::new();
     let mut default_floor = None;
+    // A rejected plugin declares nothing (`RBV-MAN-011`).
     if !r.rejected {
         for (value, at) in permissions {
             read_permissions(value, &at, &mut r, &mut declarations, &mut default_floor);
         }
-    } else {
-        declarations.clear();
     }
     let report = PluginReport {
         name,
