@@ -15,6 +15,9 @@ use rbv::certify::Certification;
 use rbv_report::{CapabilityStatus, Level};
 
 fn main() {
+    // The one-line route of adapter/README.md type-checks for the example
+    // (this `main` needs the report, so it spells the route out instead).
+    let _readme_route: fn() -> ! = rbv::certify::main::<client::PolicyClient>;
     let args = Arguments::from_args();
     let certification = Certification::new(|| client::PolicyClient);
     let conclusion = libtest_mimic::run(&args, certification.trials());
