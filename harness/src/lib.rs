@@ -5,6 +5,7 @@ pub mod adapter;
 pub mod bench;
 pub mod bounds;
 pub mod case;
+pub mod certify;
 pub mod cli;
 pub mod embedded;
 pub mod fuzz;

@@ -6,11 +6,13 @@ pub mod interrupt;
 pub mod launch;
 pub mod lines;
 pub mod process;
+pub mod sdk;
 pub mod spawn_per_case;
 pub mod tree;
 
 pub use in_process::InProcess;
 pub use process::{ProcessConfig, ProcessTransport, Validate};
+pub use sdk::SdkInProcess;
 pub use spawn_per_case::SpawnPerCase;
 
 use crate::transport::{AdapterError, Transport};
