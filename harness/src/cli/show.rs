@@ -37,7 +37,10 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
         .collect();
     eprintln!("rbv: no case `{}`", rbv_report::text::terminal(&args.id));
     if !near.is_empty() {
-        let near: Vec<String> = near.iter().map(|id| rbv_report::text::terminal(id)).collect();
+        let near: Vec<String> = near
+            .iter()
+            .map(|id| rbv_report::text::terminal(id))
+            .collect();
         eprintln!("cases whose id contains it:\n  {}", near.join("\n  "));
     }
     Ok(ExitCode::from(super::EXIT_HARNESS))
