@@ -21,6 +21,9 @@ const WHAT: &str = "committed the fix";
 
 pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
     let labeled = shell_classes::secret(u)?;
+    // The touch of a secret after a state change: a Rule-of-Two probe,
+    // whichever spelling the generator chose.
+    super::reach::fire("shell", "secret-after-state-change");
     if labeled.truth == Truth::Dangerous && !two_escalate(subject) {
         return Ok(None);
     }

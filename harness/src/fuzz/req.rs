@@ -10,6 +10,7 @@ pub const SHELL: &str = "RBV-SH-002";
 pub const SHELL_DATA: &str = "RBV-SH-001";
 pub const FETCH_LOOPBACK: &str = "RBV-FET-001";
 pub const FETCH_NOT_LOOPBACK: &str = "RBV-FET-002";
+pub const FETCH_REMOTE_WRITE: &str = "RBV-FET-004";
 pub const FETCH_METADATA: &str = "RBV-FET-007";
 pub const FETCH_INTERNAL: &str = "RBV-FET-008";
 pub const FETCH_PARSERS: &str = "RBV-FET-010";
@@ -38,6 +39,7 @@ pub const ALL: &[&str] = &[
     SHELL_DATA,
     FETCH_LOOPBACK,
     FETCH_NOT_LOOPBACK,
+    FETCH_REMOTE_WRITE,
     FETCH_METADATA,
     FETCH_INTERNAL,
     FETCH_PARSERS,

@@ -319,14 +319,21 @@ fn shell_bypass(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Optio
 
 fn url_loopback(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
     let labeled = gen::url::input(u)?;
+    let has = |family: &str| labeled.families.contains(&family);
+    let method = if has(gen::url::REMOTE_WRITE) {
+        *u.choose(&["POST", "PUT", "DELETE", "PATCH"])?
+    } else {
+        "GET"
+    };
     let op = operation(
         None,
         "client:fetch",
         OperationKind::Fetch,
-        json!({"url": labeled.text, "method": "GET"}),
+        json!({"url": labeled.text, "method": method}),
     );
-    let has = |family: &str| labeled.families.contains(&family);
-    let unsafe_side = if has("metadata-spelling") {
+    let unsafe_side = if has(gen::url::REMOTE_WRITE) {
+        req::FETCH_REMOTE_WRITE
+    } else if has("metadata-spelling") {
         req::FETCH_METADATA
     } else if gen::url::PARSER_FAMILIES.iter().any(|f| has(f)) {
         req::FETCH_PARSERS

@@ -120,6 +120,17 @@ fn safe(u: &mut Unstructured) -> Result<(String, &'static str)> {
 }
 
 pub fn input(u: &mut Unstructured) -> Result<Labeled> {
+    if u.ratio(1, 12)? {
+        // A read that does not parse: a classifier that reads the first
+        // word lets it through; it must escalate (RBV-SH-005).
+        let (read, _) = safe(u)?;
+        let breaker = *u.choose(&[" \"", " '", " $(", " `", " (", " <<", " |", " &&"])?;
+        return Ok(Labeled {
+            text: format!("{read}{breaker}"),
+            truth: Truth::Dangerous,
+            families: vec!["unparseable"],
+        });
+    }
     if u.ratio(1, 3)? {
         let (text, truth, family) = if u.ratio(1, 3)? {
             let (text, band, family) = super::shell_classes::neighbour(u)?;

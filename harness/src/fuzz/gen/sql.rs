@@ -84,7 +84,7 @@ fn safe_core(u: &mut Unstructured, table: &str) -> Result<(String, &'static str)
         "; TRUNCATE t",
         "GRANT ALL",
     ])?;
-    Ok(match u.int_in_range(0..=6)? {
+    Ok(match u.int_in_range(0..=7)? {
         0 => (
             format!("SELECT * FROM {table} WHERE note = '{word}'"),
             "string-literal",
@@ -190,7 +190,7 @@ fn catalogued(u: &mut Unstructured) -> Result<Labeled> {
         families: vec![family],
     };
     let safe = Truth::Safe(Band::Auto);
-    Ok(match u.int_in_range(0..=6)? {
+    Ok(match u.int_in_range(0..=7)? {
         0 => one(
             u.choose(catalog::HOUSEKEEPING)?,
             safe,
@@ -224,6 +224,16 @@ fn catalogued(u: &mut Unstructured) -> Result<Labeled> {
                 "SELECT '# DROP TABLE users' AS s",
             ])?;
             one(text, safe, "postgres-reads-its-own-comments")
+        }
+        6 => {
+            // A read cut short: a classifier that trusts its first keyword
+            // lets it through; it must escalate (RBV-SQL-004).
+            let table = *u.choose(PLAIN_TABLES)?;
+            let (read, _) = safe_core(u, table)?;
+            // Only cuts sqlparser refuses too: it accepts some that
+            // PostgreSQL rejects (`SELECT * FROM r AND` reads as a read).
+            let breaker = *u.choose(&[" WHERE", " FROM (", " '", " (("])?;
+            one(&format!("{read}{breaker}"), Truth::Dangerous, "unparseable")
         }
         _ => classic(u)?,
     })

@@ -42,6 +42,7 @@ pub const SQL: &[Tagged] = &[
     ("explain-read", &["RBV-SQL-001"]),
     // Statement kinds of the catalogue, one per payload (issue 13, 16).
     ("statement-kind", &["RBV-SQL-002"]),
+    ("unparseable", &["RBV-SQL-004"]),
     ("session-control-alone", &["RBV-SQL-015", "RBV-SQL-001"]),
     ("session-control-escalates", &["RBV-SQL-015"]),
     ("resource-holder", &["RBV-SQL-014"]),
@@ -68,6 +69,8 @@ pub const SQL: &[Tagged] = &[
     ("mysql-plain-comment", &["RBV-SQL-009", "RBV-SQL-012"]),
     ("mysql-optimizer-hint", &["RBV-SQL-009", "RBV-SQL-012"]),
     ("mysql-show", &["RBV-SQL-001", "RBV-SQL-011"]),
+    ("mysql-builtins", &["RBV-SQL-001", "RBV-SQL-011"]),
+    ("sqlite-detach", &["RBV-SQL-013"]),
     ("mysql-describe", &["RBV-SQL-001", "RBV-SQL-011"]),
     ("mysql-read-only-transaction", &["RBV-SQL-015"]),
     ("mysql-resource-holder", &["RBV-SQL-014"]),
@@ -135,6 +138,8 @@ pub const SHELL: &[Tagged] = &[
     ("read-chain", &["RBV-SH-003", "RBV-SH-007"]),
     ("read-pipeline", &["RBV-SH-003", "RBV-SH-007"]),
     // Issue 13's shell classes (gen/shell_classes.rs).
+    ("unparseable", &["RBV-SH-005"]),
+    ("secret-after-state-change", &["RBV-SH-014", "RBV-R2-001"]),
     ("option-runs-program", &["RBV-SH-011"]),
     ("option-absent", &["RBV-SH-011"]),
     ("harmless-pager", &["RBV-SH-011"]),
@@ -155,6 +160,7 @@ pub const FETCH: &[Tagged] = &[
     ("loopback-unagreed", &["RBV-FET-010", "RBV-FET-011"]),
     ("internal-range", &["RBV-FET-008"]),
     ("metadata-spelling", &["RBV-FET-007"]),
+    ("remote-write", &["RBV-FET-004"]),
     ("single-slash", &["RBV-FET-010"]),
     ("backslashes", &["RBV-FET-010", "RBV-FET-011"]),
     ("percent-encoded-host", &["RBV-FET-002", "RBV-FET-010"]),

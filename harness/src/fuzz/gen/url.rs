@@ -354,12 +354,22 @@ pub fn input(u: &mut Unstructured) -> Result<Labeled> {
     }
     let mut families = Vec::new();
     let built = build(u, &mut families)?;
+    let mut truth = truth(&built);
+    // A write to any host but an agreed loopback escalates (RBV-FET-004);
+    // the target sends it with a method other than GET.
+    if truth != Truth::Safe(Band::Auto) && u.ratio(1, 5)? {
+        families.push(REMOTE_WRITE);
+        truth = Truth::Dangerous;
+    }
     Ok(Labeled {
-        truth: truth(&built),
+        truth,
         text: built.url,
         families,
     })
 }
+
+/// The family of a URL the fetch target sends with a writing method.
+pub const REMOTE_WRITE: &str = "remote-write";
 
 #[cfg(test)]
 mod tests {
