@@ -244,7 +244,7 @@ fn fuzz_names_missing_capabilities_by_their_wire_names() {
 fn the_python_example_adapter_is_certified_for_manifest_and_projection() {
     let adapter = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../adapters/python/rbv_adapter.py"
+        "/../adapters/python/examples/toy_adapter.py"
     );
     let dir = tempfile::tempdir().unwrap();
     let out = rbv(&[
