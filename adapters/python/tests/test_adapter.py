@@ -102,6 +102,9 @@ class Protocol(unittest.TestCase):
         for rid in ("18446744073709551615", "9007199254740993", "0"):
             text = adapter.answer_line(f'{{"id":{rid},"session":"s","type":"reset_session"}}')
             self.assertTrue(text.startswith(f'{{"id":{rid},"session":"s","type":"ack"'), text)
+        for bad in ("-0", "1.0", "1e0", "18446744073709551616"):
+            answer = loads(adapter.answer_line(f'{{"id":{bad},"session":"s","type":"reset_session"}}'))
+            self.assertEqual((answer["type"], answer["id"]), ("error", None), bad)
 
     def test_before_the_handshake_and_other_versions(self):
         adapter = Small()

@@ -76,6 +76,10 @@ test("ids up to 2^64 - 1 come back digit for digit", async () => {
     const { text } = await ask(adapter, `{"id":${id},"session":"s","type":"reset_session"}`);
     assert.ok(text.startsWith(`{"id":${id},"session":"s","type":"ack"`), text);
   }
+  for (const bad of ["-0", "1.0", "1e0", "18446744073709551616"]) {
+    const { answer } = await ask(adapter, `{"id":${bad},"session":"s","type":"reset_session"}`);
+    assert.deepEqual([answer.type, answer.id], ["error", null], bad);
+  }
 });
 
 test("before the handshake: an error under the request's id, and the handshake still succeeds", async () => {

@@ -110,7 +110,8 @@ def _read_envelope(msg: Any) -> tuple[JsonNumber | None, str]:
     if not isinstance(msg, dict):
         return None, ""
     rid = msg.get("id")
-    ok = isinstance(rid, JsonNumber) and rid.is_integer_text() and 0 <= int(rid) < _U64
+    # `-0` is an integer equal to 0, but not an id rbv sent: refused by text.
+    ok = isinstance(rid, JsonNumber) and rid.is_integer_text() and not rid.text.startswith("-") and int(rid) < _U64
     session = msg.get("session")
     return (rid if ok else None), (session if isinstance(session, str) else "")
 
