@@ -178,7 +178,8 @@ export class Session {
     let defaultFloor = null;
     for (const report of this.plugins) {
       if (report.loaded && report.name === (op.plugin ?? null)) {
-        declared = bandMax(declared, report.declarations[op.id] ?? null);
+        // Own keys only: an operation id such as `constructor` is data.
+        declared = bandMax(declared, Object.hasOwn(report.declarations, op.id) ? report.declarations[op.id] : null);
         defaultFloor = bandMax(defaultFloor, report.default_floor);
       }
     }
