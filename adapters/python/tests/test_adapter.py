@@ -45,6 +45,8 @@ class Small(Adapter):
             raise RuntimeError("method bug")
         if op["id"] == "nonsense":
             return "escalate"
+        if op["id"] == "unwritable":
+            return {"band": object(), "decision": float("nan")}
         return {"band": "escalate", "decision": "ask", "declared": None}
 
 
@@ -129,6 +131,7 @@ class Protocol(unittest.TestCase):
         self.assertEqual(ev(2, "boom")["code"], "internal")
         self.assertTrue(any("method bug" in l for l in adapter.logs))
         self.assertEqual(ev(3, "nonsense")["code"], "internal")
+        self.assertEqual(ev(5, "unwritable")["code"], "internal")
         self.assertEqual(ev(4, "fine")["type"], "evaluation")
 
     def test_sessions_are_separate_and_reset(self):

@@ -166,7 +166,17 @@ export class Adapter {
     if (violations.length) return Promise.resolve(error("bad-request", `invalid \`${msg.type}\`: ${violations.join("; ")}`));
     if (msg.type === "handshake") return Promise.resolve(this.#write(id, session, this.#handshake(msg)));
     if (!this.handshaken) return Promise.resolve(error("no-handshake", "the first request must be `handshake`"));
-    const run = () => this.#dispatch(msg).then((body) => this.#write(id, session, body));
+    const run = () =>
+      this.#dispatch(msg).then((body) => {
+        try {
+          return this.#write(id, session, body);
+        } catch (e) {
+          // A body with no JSON form (a function, NaN, a cycle) is the
+          // handler's bug: answered as one, so that output never stalls.
+          this.log(`internal error on \`${msg.type}\`: the answer has no JSON form: ${e?.message ?? e}`);
+          return this.#write(id, session, { type: "error", code: "internal", message: `the answer has no JSON form: ${e?.message ?? e}` });
+        }
+      });
     const previous = this.chains.get(session) ?? Promise.resolve();
     const next = previous.then(run, run);
     const settled = next.then(

@@ -174,8 +174,9 @@ test("pipelined requests of one session run one at a time, in order; sessions do
 });
 
 test("a handler returning nonsense is an internal error, not a broken line", async () => {
-  const { adapter } = await ready({ project: () => "escalate" });
+  const { adapter } = await ready({ project: ({ scope }) => (scope ? { band: () => 1 } : "escalate") });
   assert.equal((await ask(adapter, '{"id":1,"session":"s","type":"project"}')).answer.code, "internal");
+  assert.equal((await ask(adapter, '{"id":2,"session":"s","type":"project","scope":"local"}')).answer.code, "internal");
 });
 
 test("claiming a capability without its handlers is warned about", () => {

@@ -185,7 +185,14 @@ class Adapter(Generic[State]):
             return self._write(rid, session, self._handshake(msg))
         if not self.handshaken:
             return error("no-handshake", "the first request must be `handshake`")
-        return self._write(rid, session, self._dispatch(kind, msg, int(rid)))
+        body = self._dispatch(kind, msg, int(rid))
+        try:
+            return self._write(rid, session, body)
+        except (TypeError, ValueError, RecursionError) as e:
+            # A body with no JSON form (an object, NaN, a cycle) is the
+            # method's bug: answered as one, and the process keeps serving.
+            self.log(f"internal error on `{kind}`: the answer has no JSON form: {e!r}")
+            return error("internal", f"the answer has no JSON form: {e!r}")
 
     def _handshake(self, msg: dict) -> dict:
         version = msg["protocol_version"].text
