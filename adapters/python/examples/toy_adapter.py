@@ -17,7 +17,7 @@ except ImportError:  # run from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rbv_adapter import DEFAULT_PROFILE, Adapter, BadRequest, Context, unsupported  # noqa: E402
+from rbv_adapter import DEFAULT_PROFILE, Adapter, BadRequest, Context, band_max, unsupported  # noqa: E402
 from rbv_adapter.messages import (  # noqa: E402
     AckAnswer, ApprovalAnswer, ApproveRequest, EvaluateRequest, EvaluationAnswer, InvocationAnswer,
     InvokeRequest, LoadedAnswer, LoadPluginsRequest, Operation, ProjectionAnswer, ProjectRequest,
@@ -65,7 +65,9 @@ class ToyAdapter(Adapter[Session]):
     def set_policy(self, req: SetPolicyRequest, ctx: Context[Session]) -> AckAnswer | UnsupportedAnswer:
         if req.get("critical"):
             return unsupported("the toy client has no critical floor")
-        ctx.state.floors.update(req.get("floors", {}))
+        for op, band in req.get("floors", {}).items():
+            # Policies of a session merge, and a floor only ever tightens.
+            ctx.state.floors[op] = band_max(ctx.state.floors.get(op), band)  # type: ignore[assignment]
         return {}
 
     def evaluate(self, req: EvaluateRequest, ctx: Context[Session]) -> EvaluationAnswer | UnsupportedAnswer:

@@ -284,11 +284,12 @@ class Evaluate(unittest.TestCase):
         perms = {"operations": [{"id": "skill:x", "band": "auto"}]}
         plugin = {"manifest": manifest(extensions=ext(perms))}
         op = {"plugin": "deploy-tools", "id": "skill:x"}
-        _, plain, untrusted, _, floored, _, ingested, invoked = run(
+        _, plain, untrusted, _, _, floored, _, ingested, invoked = run(
             request("load_plugins", plugins=[plugin]),
             request("evaluate", rid=2, operation=op),
             request("evaluate", rid=3, operation={**op, "trust": "untrusted"}),
             request("set_policy", rid=4, floors={"skill:x": "escalate"}),
+            request("set_policy", rid=41, floors={"skill:x": "auto"}),
             request("evaluate", rid=5, operation=op),
             request("record_event", rid=6, session="t", event={"kind": "untrusted_content"}),
             request("evaluate", rid=7, session="t", operation={"id": "skill:y"}),

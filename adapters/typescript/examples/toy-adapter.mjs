@@ -5,7 +5,7 @@
 //
 //   rbv run --impl "node adapters/typescript/examples/toy-adapter.mjs"
 
-import { BadRequest, DEFAULT_PROFILE, serve, unsupported } from "rbv-adapter";
+import { BadRequest, DEFAULT_PROFILE, bandMax, serve, unsupported } from "rbv-adapter";
 import { Session, project, validatePlugin } from "./toy-client/permissions.mjs";
 
 const profile = { ...DEFAULT_PROFILE };
@@ -42,7 +42,8 @@ serve({
     },
     setPolicy({ floors, critical }, { state }) {
       if (critical?.length) return unsupported("the toy client has no critical floor");
-      for (const [op, band] of Object.entries(floors ?? {})) state.floors.set(op, band);
+      // Policies of a session merge, and a floor only ever tightens.
+      for (const [op, band] of Object.entries(floors ?? {})) state.floors.set(op, bandMax(state.floors.get(op), band));
       return {};
     },
     evaluate({ operation }, { state }) {

@@ -69,11 +69,12 @@ test("a declared floor is a floor: undeclared escalates, auto with untrusted inp
     ev("mcp:db/read", { trust: "untrusted" }),
     ev("mcp:db/x"),
     { session: "s", type: "set_policy", floors: { "mcp:db/read": "escalate" } },
+    { session: "s", type: "set_policy", floors: { "mcp:db/read": "auto" } },
     ev("mcp:db/read"),
     ev("constructor"),
     ev("__proto__"),
   ]);
   assert.deepEqual(answers[0].plugins[0].declarations, { "mcp:db/read": "auto" });
-  assert.deepEqual(answers.slice(1).map((a) => a.band ?? a.type), ["auto", "soft-ack", "escalate", "ack", "escalate", "escalate", "escalate"]);
+  assert.deepEqual(answers.slice(1).map((a) => a.band ?? a.type), ["auto", "soft-ack", "escalate", "ack", "ack", "escalate", "escalate", "escalate"]);
   assert.equal(answers[3].declared, null);
 });
