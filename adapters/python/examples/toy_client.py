@@ -10,7 +10,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from typing import Any
+from typing import Any, cast
 
 from rbv_adapter import DECISION_OF, authorization_key, band_max
 from rbv_adapter.messages import Band, Operation, PluginReport
@@ -123,7 +123,7 @@ def check_base_manifest(manifest: Any) -> tuple[list[dict], bool]:
     return out, not any(d["severity"] == "error" for d in out)
 
 
-def entry_floor(entry: Any, where: str, out: list[dict], htr: Band) -> tuple[str, Band] | None:
+def entry_floor(entry: Any, where: str, out: list[dict], htr: Band) -> tuple[str, Band | None] | None:
     """(operation id, declared floor) of one valid entry, else None with a
     warning: an invalid entry invalidates itself only."""
     def bad(why: str) -> None:
@@ -153,14 +153,14 @@ def entry_floor(entry: Any, where: str, out: list[dict], htr: Band) -> tuple[str
         return None
     floor = band
     if any(a is not None for a in axes):
-        floor = band_max(band, project(*axes, htr))
+        floor = band_max(band, project(axes[0], axes[1], axes[2], htr))
     return entry["id"], floor
 
 
 def read_permissions(perms: Any, where: str, out: list[dict], htr: Band) -> tuple[dict[str, Band], Band | None]:
     """Declarations and default floor of one permissions object. A broken
     object declares nothing and rejects nothing."""
-    decls: dict[str, str] = {}
+    decls: dict[str, Band] = {}
     if not isinstance(perms, dict):
         out.append(diag("warning", "invalid-permissions", "permissions must be an object", where))
         return decls, None
@@ -178,7 +178,7 @@ def read_permissions(perms: Any, where: str, out: list[dict], htr: Band) -> tupl
         found = entry_floor(entry, f"{where}/operations/{i}", out, htr)
         if found:
             op, floor = found
-            decls[op] = band_max(decls.get(op), floor)  # duplicates: highest floor
+            decls[op] = band_max(decls.get(op), floor) or floor  # type: ignore[assignment] # duplicates: highest
     return decls, default
 
 
@@ -187,7 +187,7 @@ def validate_plugin(bundle: Any, profile: dict[str, Any]) -> PluginReport:
     manifest = bundle.get("manifest") if isinstance(bundle, dict) else None
     out, loaded = check_base_manifest(manifest)
     name = manifest.get("name") if isinstance(manifest, dict) else None
-    report = {
+    report: dict[str, Any] = {
         "name": name if isinstance(name, str) else None,
         "loaded": loaded,
         "diagnostics": out,
@@ -195,8 +195,9 @@ def validate_plugin(bundle: Any, profile: dict[str, Any]) -> PluginReport:
         "default_floor": None,
     }
     if not loaded:
-        return report  # a rejected plugin contributes nothing
-    sources = []
+        return cast(PluginReport, report)  # a rejected plugin contributes nothing
+    assert isinstance(manifest, dict)
+    sources: list[tuple[Any, str]] = []
     placement = profile["permissions_placement"]
     if placement != "extension" and "permissions" in manifest:
         sources.append((manifest["permissions"], "/permissions"))
@@ -208,7 +209,7 @@ def validate_plugin(bundle: Any, profile: dict[str, Any]) -> PluginReport:
         for op, floor in decls.items():
             report["declarations"][op] = band_max(report["declarations"].get(op), floor)
         report["default_floor"] = band_max(report["default_floor"], default)
-    return report
+    return cast(PluginReport, report)
 
 
 # ------------------------------------------------------------------ sessions

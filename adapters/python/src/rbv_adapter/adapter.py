@@ -177,7 +177,7 @@ class Adapter(Generic[State]):
         if not isinstance(kind, str):
             return error("bad-request", "`type` must be a string")
         if kind not in REQUEST_TYPES:
-            return self._write(rid, session, unsupported(f"`{kind}` is not a request type of protocol v1"))
+            return self._write(rid, session, dict(unsupported(f"`{kind}` is not a request type of protocol v1")))
         violations = schema_for("requests", kind).errors(msg)
         if violations:
             return error("bad-request", f"invalid `{kind}`: {'; '.join(violations)}")
@@ -194,7 +194,7 @@ class Adapter(Generic[State]):
             self.log(f"internal error on `{kind}`: the answer has no JSON form: {e!r}")
             return error("internal", f"the answer has no JSON form: {e!r}")
 
-    def _handshake(self, msg: dict) -> dict:
+    def _handshake(self, msg: dict[str, Any]) -> dict[str, Any]:
         version = msg["protocol_version"].text
         if version != str(PROTOCOL_VERSION):
             return {"type": "error", "code": "protocol-version",
@@ -208,7 +208,7 @@ class Adapter(Generic[State]):
             "profile": dict(self.profile),
         }
 
-    def _dispatch(self, kind: str, msg: dict, rid: int) -> dict:
+    def _dispatch(self, kind: str, msg: dict[str, Any], rid: int) -> dict[str, Any]:
         session = msg["session"]
         body = {k: v for k, v in msg.items() if k not in ("id", "session", "type")}
         try:
@@ -230,7 +230,7 @@ class Adapter(Generic[State]):
             return {"type": "error", "code": "internal", "message": repr(e)}
 
     @staticmethod
-    def _write(rid: JsonNumber | None, session: str, body: dict) -> str:
+    def _write(rid: JsonNumber | None, session: str, body: dict[str, Any]) -> str:
         return dumps({"id": rid, "session": session, **body})
 
     def serve(self, stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:

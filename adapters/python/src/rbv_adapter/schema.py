@@ -93,7 +93,7 @@ def _closest(tries: list[list[str]]) -> list[str]:
 class Schema:
     """One schema file, ready to check values read by :func:`rbv_adapter.loads`."""
 
-    def __init__(self, schema: dict, name: str = "schema") -> None:
+    def __init__(self, schema: dict[str, Any], name: str = "schema") -> None:
         _check_keywords(schema, name)
         self.root = schema
         self.name = name
@@ -104,7 +104,7 @@ class Schema:
         self._check(self.root, value, "", out)
         return out
 
-    def _resolve(self, schema: dict) -> dict:
+    def _resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
         while "$ref" in schema:
             m = re.fullmatch(r"#/\$defs/(.+)", schema["$ref"])
             if not m or m.group(1) not in self.root.get("$defs", {}):
