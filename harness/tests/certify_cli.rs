@@ -241,7 +241,7 @@ fn fuzz_names_missing_capabilities_by_their_wire_names() {
 }
 
 #[test]
-fn the_python_example_adapter_is_certified_for_manifest_and_projection() {
+fn the_python_example_adapter_is_certified_for_manifest_projection_and_tokens() {
     let adapter = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../adapters/python/examples/toy_adapter.py"
@@ -258,7 +258,7 @@ fn the_python_example_adapter_is_certified_for_manifest_and_projection() {
     let r = report(dir.path());
     let statement = r["summary"]["certification"]["statement"].as_str().unwrap();
     assert!(
-        statement.starts_with("Precise for manifest and projection; not claimed: "),
+        statement.starts_with("Precise for base, manifest, projection and tokens; not claimed: "),
         "{statement}"
     );
     assert!(r["summary"]["counts"]["skip"].as_u64().unwrap() > 500);
