@@ -246,10 +246,10 @@ fn fuzz_names_missing_capabilities_by_their_wire_names() {
 }
 
 #[test]
-fn the_python_example_adapter_is_certified_for_manifest_and_projection() {
+fn the_python_example_adapter_is_certified_for_manifest_projection_and_tokens() {
     let adapter = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../adapters/python/rbv_adapter.py"
+        "/../adapters/python/examples/toy_adapter.py"
     );
     let dir = tempfile::tempdir().unwrap();
     let out = rbv(&[
@@ -263,7 +263,7 @@ fn the_python_example_adapter_is_certified_for_manifest_and_projection() {
     let r = report(dir.path());
     let statement = r["summary"]["certification"]["statement"].as_str().unwrap();
     assert!(
-        statement.starts_with("Precise for base, manifest and projection; not claimed: "),
+        statement.starts_with("Precise for base, manifest, projection and tokens; not claimed: "),
         "{statement}"
     );
     assert!(r["summary"]["counts"]["skip"].as_u64().unwrap() > 500);

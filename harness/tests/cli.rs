@@ -272,7 +272,7 @@ fn an_implementation_that_cannot_start_is_an_error_per_case_not_a_hang() {
 fn the_python_adapter_passes_the_tiny_corpus() {
     let adapter = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../adapters/python/rbv_adapter.py"
+        "/../adapters/python/examples/toy_adapter.py"
     );
     let dir = corpus(&[
         ("REQUIREMENTS.yaml", REQUIREMENTS),

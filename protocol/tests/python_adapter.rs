@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 fn the_python_example_speaks_valid_protocol() {
     let adapter = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../adapters/python/rbv_adapter.py"
+        "/../adapters/python/examples/toy_adapter.py"
     );
     let schema = "https://agent-plugins.org/schemas/1.1.0/plugin.schema.json";
     let manifest = json!({

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The implementation's adapter, a shell command line
-    /// (`--impl "python3 adapters/python/rbv_adapter.py"`). Without it, the
+    /// (`--impl "python3 adapters/python/examples/toy_adapter.py"`). Without it, the
     /// built-in reference runs through the same protocol.
     #[arg(long = "impl", value_name = "CMD", env = "RBV_IMPL")]
     pub implementation: Option<String>,

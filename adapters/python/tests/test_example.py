@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import itertools
 import json
+
+import _paths  # noqa: F401
 import subprocess
 import sys
 import unittest
 from pathlib import Path
 
-ADAPTER = Path(__file__).with_name("rbv_adapter.py")
+ADAPTER = Path(__file__).resolve().parents[1] / "examples" / "toy_adapter.py"
 SCHEMA_1_1 = "https://agent-plugins.org/schemas/1.1.0/plugin.schema.json"
 SCHEMA_1_0 = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"
 HANDSHAKE = {"id": 0, "session": "", "type": "handshake", "protocol_version": 1, "harness": "test"}
@@ -52,12 +54,12 @@ def ext(perms) -> dict:
 
 
 class Handshake(unittest.TestCase):
-    def test_claims_exactly_manifest_and_projection(self):
+    def test_claims_exactly_manifest_projection_and_tokens(self):
         (answer,) = run(HANDSHAKE, handshake=False)
         self.assertEqual(answer["id"], 0)
         self.assertEqual(answer["type"], "handshake")
         self.assertEqual(answer["protocol_version"], 1)
-        self.assertEqual(sorted(answer["capabilities"]), ["manifest", "projection"])
+        self.assertEqual(sorted(answer["capabilities"]), ["manifest", "projection", "tokens"])
         self.assertEqual(
             answer["profile"],
             {
@@ -282,11 +284,12 @@ class Evaluate(unittest.TestCase):
         perms = {"operations": [{"id": "skill:x", "band": "auto"}]}
         plugin = {"manifest": manifest(extensions=ext(perms))}
         op = {"plugin": "deploy-tools", "id": "skill:x"}
-        _, plain, untrusted, _, floored, _, ingested, invoked = run(
+        _, plain, untrusted, _, _, floored, _, ingested, invoked = run(
             request("load_plugins", plugins=[plugin]),
             request("evaluate", rid=2, operation=op),
             request("evaluate", rid=3, operation={**op, "trust": "untrusted"}),
             request("set_policy", rid=4, floors={"skill:x": "escalate"}),
+            request("set_policy", rid=41, floors={"skill:x": "auto"}),
             request("evaluate", rid=5, operation=op),
             request("record_event", rid=6, session="t", event={"kind": "untrusted_content"}),
             request("evaluate", rid=7, session="t", operation={"id": "skill:y"}),
@@ -297,6 +300,64 @@ class Evaluate(unittest.TestCase):
         self.assertEqual(floored["band"], "escalate")
         self.assertEqual(ingested["band"], "escalate")
         self.assertEqual((invoked["type"], invoked["allowed"]), ("invocation", False))
+
+
+class Tokens(unittest.TestCase):
+    """Tokens are minted at run time: one adapter process, driven step by step."""
+
+    def setUp(self):
+        self.child = subprocess.Popen([sys.executable, str(ADAPTER)], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, text=True)
+        self.rid = 0
+        self.assertEqual(self.send(HANDSHAKE)["type"], "handshake")
+
+    def tearDown(self):
+        self.child.stdin.close()
+        self.assertEqual(self.child.wait(timeout=30), 0)
+        self.child.stdout.close()
+
+    def send(self, message):
+        line = message if isinstance(message, str) else json.dumps(message)
+        self.child.stdin.write(line + "\n")
+        self.child.stdin.flush()
+        return json.loads(self.child.stdout.readline())
+
+    def op_text(self, args: str) -> str:
+        return '{"plugin":"p","id":"mcp:db/delete_row","arguments":%s}' % args
+
+    def approve(self, args: str, kind: str = "human", session: str = "s") -> dict:
+        self.rid += 1
+        return self.send('{"id":%d,"session":"%s","type":"approve","operation":%s,"approver":{"kind":"%s","name":"u"}}'
+                         % (self.rid, session, self.op_text(args), kind))
+
+    def invoke(self, args: str, token: str, session: str = "s") -> dict:
+        self.rid += 1
+        return self.send('{"id":%d,"session":"%s","type":"invoke","operation":%s,"token":%s}'
+                         % (self.rid, session, self.op_text(args), json.dumps(token)))
+
+    def test_a_token_is_bound_to_the_exact_data_and_single_use(self):
+        granted = self.approve('{"id":412}')
+        self.assertTrue(granted["granted"])
+        token = granted["token"]
+        for kind in ("model", "tool", "plugin"):
+            refused = self.approve('{"id":412}', kind=kind)
+            self.assertEqual((refused["granted"], refused.get("token")), (False, None), kind)
+        # Another spelling, value, type or key set is another operation.
+        for other in ("412.0", "4.12e2", "413", '"412"', '412,"x":1'):
+            self.assertFalse(self.invoke('{"id":%s}' % other, token)["allowed"], other)
+        self.assertFalse(self.invoke('{"id":412}', token, session="elsewhere")["allowed"])
+        self.assertFalse(self.invoke('{"id":412}', token + "0")["allowed"])
+        redeemed = self.invoke('{"id":412}', token)
+        self.assertEqual((redeemed["allowed"], redeemed["band"], redeemed["decision"]), (True, "escalate", "ask"))
+        self.assertFalse(self.invoke('{"id":412}', token)["allowed"], "spent")
+
+    def test_reset_session_voids_tokens_and_key_order_is_ignored(self):
+        token = self.approve('{"a":1,"b":[2.50]}')["token"]
+        self.assertTrue(self.invoke('{"b":[2.50],"a":1}', token)["allowed"])
+        token = self.approve('{"a":1}')["token"]
+        self.rid += 1
+        self.send({"id": self.rid, "session": "s", "type": "reset_session"})
+        self.assertFalse(self.invoke('{"a":1}', token)["allowed"])
 
 
 if __name__ == "__main__":
