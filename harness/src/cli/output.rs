@@ -239,7 +239,10 @@ fn compact_request(exchange: &Exchange) -> String {
         .and_then(|t| t.as_str().map(str::to_owned))
         .unwrap_or_default();
     // The case file and the implementation's token are untrusted text.
-    terminal(&crate::adapter::lines::truncate(&format!("{kind} {value}"), 300))
+    terminal(&crate::adapter::lines::truncate(
+        &format!("{kind} {value}"),
+        300,
+    ))
 }
 
 fn one_line(text: &str) -> String {

@@ -9,8 +9,8 @@
 
 use super::finding::{CaseDraft, Finding};
 use super::gen::{shell_classes, Truth};
-use super::subject::Subject;
 use super::steps::op_json;
+use super::subject::Subject;
 use super::targets::{expect_yaml, first_line, judge, operation, req};
 use crate::verdict::FailKind;
 use arbitrary::{Result, Unstructured};

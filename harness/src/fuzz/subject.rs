@@ -266,7 +266,8 @@ impl Subject for OverTransport {
         let Some(target) = &self.target else {
             return Err("the implementation cannot be restarted".into());
         };
-        self.transport = crate::adapter::Connect::connect(target.as_ref()).map_err(|e| e.message)?;
+        self.transport =
+            crate::adapter::Connect::connect(target.as_ref()).map_err(|e| e.message)?;
         self.unreset.clear();
         self.in_exec = 0;
         self.reuse_names = true;

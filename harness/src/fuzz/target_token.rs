@@ -348,9 +348,8 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
         Probe::Minting(kind) => format!("minting/{}", kind.as_str()),
         other => other.name().trim_start_matches("probe:").to_owned(),
     };
-    Ok(probe(&mut run, &t).and_then(|(req, kind, summary, title)| {
-        run.finding(req, kind, summary, title, family)
-    }))
+    Ok(probe(&mut run, &t)
+        .and_then(|(req, kind, summary, title)| run.finding(req, kind, summary, title, family)))
 }
 
 type Verdict = (&'static str, FailKind, String, String);
