@@ -1,6 +1,8 @@
-//! The case corpus built into the binary (see `build.rs`).
+//! The case corpus built into the binary: the `rbv-cases` crate, which embeds
+//! `cases/` and refuses to build without a catalogue and cases.
 
-include!(concat!(env!("OUT_DIR"), "/embedded_cases.rs"));
+/// Every file of the case corpus: (path relative to `cases/`, contents).
+pub static EMBEDDED: &[(&str, &str)] = rbv_cases::FILES;
 
 /// The embedded files as owned pairs, the form `case::load_files` takes.
 pub fn files() -> Vec<(String, String)> {

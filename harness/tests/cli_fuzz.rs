@@ -74,3 +74,23 @@ fn reach_maps_requirements_to_productions_and_fails_on_a_hole() {
         .unwrap();
     assert!(holes.contains("RBV-TOK-099"), "{holes}");
 }
+
+/// Without `--catalogue`, `--reach` reads the embedded catalogue: an
+/// installed rbv, run outside a checkout, maps the same requirements.
+#[test]
+fn reach_without_a_catalogue_uses_the_embedded_one_from_any_directory() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rbv"))
+        .args(["fuzz", "--reach", "--max-execs", "600"])
+        .current_dir(elsewhere.path())
+        .env("CI", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let row = stdout.lines().find(|l| l.starts_with("RBV-TOK-002 "));
+    assert!(
+        row.is_some_and(|r| r.contains("token/change-method")),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -43,9 +43,10 @@ pub struct FuzzArgs {
     /// reference) and fail when a MUST requirement has none.
     #[arg(long, conflicts_with = "target")]
     pub reach: bool,
-    /// The catalogue for --reach.
-    #[arg(long, value_name = "FILE", default_value = "cases/REQUIREMENTS.yaml")]
-    pub catalogue: PathBuf,
+    /// The catalogue for --reach (default: the one embedded in the binary,
+    /// so that an installed rbv needs no checkout).
+    #[arg(long, value_name = "FILE")]
+    pub catalogue: Option<PathBuf>,
     /// Print the run's statistics as one JSON object on stdout at the end.
     #[arg(long)]
     pub json: bool,
@@ -369,10 +370,20 @@ fn run_hint(root: &std::path::Path, case_id: &str) -> String {
 
 /// `rbv fuzz --reach`: the map, and failure on a hole or a stale tag.
 fn reach(args: &FuzzArgs) -> anyhow::Result<ExitCode> {
-    let path = &args.catalogue;
-    let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
+    let (name, text) = match &args.catalogue {
+        Some(path) => (
+            path.display().to_string(),
+            std::fs::read_to_string(path).with_context(|| path.display().to_string())?,
+        ),
+        None => (
+            format!("(embedded) cases/{}", rbv_cases::CATALOGUE),
+            rbv_cases::get(rbv_cases::CATALOGUE)
+                .context("the embedded corpus has no catalogue")?
+                .to_owned(),
+        ),
+    };
     let catalogue: crate::case::requirements::Catalogue =
-        serde_saphyr::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        serde_saphyr::from_str(&text).map_err(|e| anyhow!("{name}: {e}"))?;
     let map = crate::fuzz::reach_map::measure(&catalogue, args.max_execs.unwrap_or(3000));
     if args.json {
         println!("{}", serde_json::to_string_pretty(&map)?);

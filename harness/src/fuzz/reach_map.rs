@@ -193,8 +193,9 @@ mod tests {
     use super::*;
 
     fn catalogue() -> Catalogue {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../cases/REQUIREMENTS.yaml");
-        serde_saphyr::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+        // The embedded catalogue: the same file, and the test runs from the
+        // packaged crate too.
+        serde_saphyr::from_str(rbv_cases::get(rbv_cases::CATALOGUE).unwrap()).unwrap()
     }
 
     #[test]

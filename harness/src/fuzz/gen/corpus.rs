@@ -6,8 +6,19 @@
 use serde_json::Value;
 use std::sync::OnceLock;
 
-const SQL: &str = include_str!("../../../../corpora/real-world/sql-pg-regress.jsonl");
-const URLS: &str = include_str!("../../../../corpora/real-world/url-wpt.jsonl");
+// `harness/seeds/` links to `corpora/real-world/` (the files stay where their
+// scripts and README are); `cargo package` copies the linked files into the
+// crate, so the published rbv builds with the same seeds.
+const SQL: &str = include_str!("../../../seeds/sql-pg-regress.jsonl");
+const URLS: &str = include_str!("../../../seeds/url-wpt.jsonl");
+
+// A checkout without symbolic links (git's `core.symlinks=false`) would hold
+// the links' target paths instead of the data, and the generators would
+// silently lose their seeds: refuse to build then.
+const _: () = assert!(
+    SQL.len() > 100_000 && URLS.len() > 100_000,
+    "harness/seeds/*.jsonl are not the real-world corpora (a checkout without symbolic links?)"
+);
 
 fn records(text: &'static str) -> impl Iterator<Item = Value> {
     text.lines().filter_map(|l| serde_json::from_str(l).ok())
