@@ -312,6 +312,10 @@ fn the_new_cases_catch_the_defects_they_were_written_for() {
         "/quoted-rm",
         "/heredoc-data",
         "/loopback-get",
+        "/rg-without-pre",
+        "/hash-comment-data",
+        "/pragma-read",
+        "/builtin-function",
     ];
     check(
         &[

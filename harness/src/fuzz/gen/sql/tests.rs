@@ -37,6 +37,7 @@ const FAMILIES: &[&str] = &[
     "session-control-alone",
     "session-control-escalates",
     "statement-kind",
+    "unparseable",
     "resource-holder",
     "side-effecting-function-anywhere",
     "postgres-reads-its-own-comments",
