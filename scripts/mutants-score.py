@@ -3,6 +3,8 @@
 
     scripts/mutants-score.py mutants.out [more.out ...] [--equivalent docs/mutation-equivalent.txt]
 
+A mutant in several directories counts with its outcome in the last one.
+
 Reads each DIR/outcomes.json (cargo-mutants 27), prints a Markdown table of
 caught / missed / unviable / timeout per source file, and lists every missed
 mutant that docs/mutation-equivalent.txt does not justify. Exits 1 when such
@@ -51,9 +53,9 @@ def main(argv):
     if not dirs:
         sys.exit(__doc__)
     eq = equivalents(eq_path)
-    table = defaultdict(lambda: defaultdict(int))
-    unexplained = []
-    seen = set()
+    # A later directory's outcome replaces an earlier one's: a re-run after
+    # new cases is what counts.
+    latest = {}
     for d in dirs:
         with open(f"{d}/outcomes.json", encoding="utf-8") as f:
             data = json.load(f)
@@ -62,17 +64,17 @@ def main(argv):
             if not isinstance(scenario, dict) or "Mutant" not in scenario:
                 continue  # the baseline
             m = scenario["Mutant"]
-            kind = KINDS.get(o["summary"], o["summary"])
-            if m["name"] in seen:
-                continue
-            seen.add(m["name"])
-            row = table[m["file"]]
-            if kind == "missed" and m["name"] in eq:
-                row["equivalent"] += 1
-            else:
-                row[kind] += 1
-            if kind == "missed" and m["name"] not in eq:
-                unexplained.append(m["name"])
+            latest[m["name"]] = (m["file"], KINDS.get(o["summary"], o["summary"]))
+    table = defaultdict(lambda: defaultdict(int))
+    unexplained = []
+    for name, (file, kind) in latest.items():
+        row = table[file]
+        if kind == "missed" and name in eq:
+            row["equivalent"] += 1
+        else:
+            row[kind] += 1
+        if kind == "missed" and name not in eq:
+            unexplained.append(name)
     cols = ["caught", "missed", "equivalent", "unviable", "timeout"]
     print("| module | " + " | ".join(cols) + " | score |")
     print("|---|" + "---:|" * (len(cols) + 1))
