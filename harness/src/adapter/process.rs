@@ -11,9 +11,11 @@
 //! whatever it starts die together; the group is registered with
 //! `interrupt`, which kills it when rbv is interrupted.
 
+mod off_script;
+
 use super::interrupt;
 use super::lines::{truncate, Line, LineReader, LineSplitter, Tail, MAX_LINE, SHOWN_PREFIX};
-use crate::transport::{fill_raw, AdapterError, Identity, Observation, RawObservation, Transport};
+use crate::transport::{AdapterError, Identity, Observation, RawObservation, Transport};
 use crate::verdict::ErrorKind;
 use crossbeam_channel::{bounded, Receiver};
 use rbv_protocol::{HandshakeRequest, Request, RequestBody, Response, ResponseBody};
@@ -121,25 +123,6 @@ impl ProcessTransport {
         let mut transport = Self::start(config)?;
         transport.identity = transport.handshake(&config.harness)?;
         Ok(transport)
-    }
-
-    /// Starts a fresh child, sends `template` as its first line, then the
-    /// handshake (see `Transport::before_handshake`).
-    pub fn probe_before_handshake(
-        config: &ProcessConfig,
-        session: &str,
-        template: &str,
-    ) -> Result<RawObservation, AdapterError> {
-        let mut fresh = Self::start(config)?;
-        let raw = fresh.raw(session, template)?;
-        fresh.handshake(&config.harness).map_err(|e| AdapterError {
-            message: format!(
-                "the handshake after a request before it failed: {}",
-                e.message
-            ),
-            ..e
-        })?;
-        Ok(raw)
     }
 
     /// Starts the child; no handshake yet.
@@ -561,35 +544,7 @@ impl Transport for ProcessTransport {
     }
 
     fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, AdapterError> {
-        if let Some(error) = &self.broken {
-            let mut error = error.clone();
-            error.message = format!("the implementation failed earlier: {}", error.message);
-            return Err(error);
-        }
-        self.next_id += 1;
-        let sent = fill_raw(template, self.next_id, session);
-        let mut batch = sent.clone().into_bytes();
-        batch.push(b'\n');
-        let text = self.next_answer(&batch)?;
-        let value: Value = match serde_json::from_str(&text) {
-            Ok(v) => v,
-            Err(e) => {
-                return Err(self.fail(ErrorKind::Garbage, format!("not JSON: {e}"), Some(&text)))
-            }
-        };
-        if let Some(validate) = self.validate.clone() {
-            if let Err(violations) = validate(&value) {
-                let message = format!("protocol violation: {}", violations.join("; "));
-                return Err(self.fail(ErrorKind::Protocol, message, Some(&text)));
-            }
-        }
-        let response = Response::from_json(&value).map_err(|e| e.to_string());
-        let answer = Observation {
-            line: text,
-            value,
-            response,
-        };
-        Ok(RawObservation { sent, answer })
+        self.raw_line(session, template)
     }
 
     fn before_handshake(
@@ -602,29 +557,7 @@ impl Transport for ProcessTransport {
     }
 
     fn drain(&mut self) -> Result<(), AdapterError> {
-        if self.broken.is_some() {
-            return Ok(());
-        }
-        while !self.splitter.has_pending() {
-            match self.read_some() {
-                Ok(true) => {}
-                Ok(false) | Err(_) => break,
-            }
-        }
-        let line = match self.splitter.next_line() {
-            Some(Line::Text(text)) => text,
-            Some(Line::Oversized { prefix }) => format!("{prefix}…"),
-            // An end of file is the next case's crash; a read error too.
-            Some(other) => {
-                self.splitter.unread(other);
-                return Ok(());
-            }
-            None => return Ok(()),
-        };
-        let message = "an answer nobody asked for, after the case's last answer \
-                       (a duplicate or unsolicited answer)"
-            .to_owned();
-        Err(self.fail(ErrorKind::Protocol, message, Some(&line)))
+        self.unsolicited()
     }
 }
 
