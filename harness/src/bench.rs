@@ -67,6 +67,28 @@ impl Transport for Recorder {
         self.inner.begin_case();
     }
 
+    // Raw lines (the protocol area) pass through unrecorded: the raw floor
+    // replays typed batches, and a raw line is one line either way.
+    fn raw(
+        &mut self,
+        session: &str,
+        template: &str,
+    ) -> Result<crate::transport::RawObservation, AdapterError> {
+        self.inner.raw(session, template)
+    }
+
+    fn before_handshake(
+        &mut self,
+        session: &str,
+        template: &str,
+    ) -> Result<crate::transport::RawObservation, AdapterError> {
+        self.inner.before_handshake(session, template)
+    }
+
+    fn drain(&mut self) -> Result<(), AdapterError> {
+        self.inner.drain()
+    }
+
     fn stderr_tail(&self) -> String {
         self.inner.stderr_tail()
     }

@@ -349,6 +349,30 @@ fn a_baseline_excuses_listed_failures_and_a_stale_entry_fails_the_run() {
     assert!(report.join("report.json").is_file() && report.join("junit.xml").is_file());
 }
 
+/// A raw line of the protocol area, as the bench's recording transport
+/// must pass it through (it once refused it, and the bench stopped with
+/// "the reference errored").
+const RAW: &str = r#"
+id: protocol/cli-raw-reset
+requirements: [RBV-PRJ-001]
+source: {note: cli test}
+reason: a raw line only
+steps:
+  - send_raw: '{"id":$ID,"session":"$SESSION","type":"reset_session"}'
+    expect: {type: ack}
+"#;
+
+#[test]
+fn bench_runs_a_corpus_with_raw_lines() {
+    let dir = corpus(&[
+        ("REQUIREMENTS.yaml", REQUIREMENTS),
+        ("good.yaml", GOOD),
+        ("raw.yaml", RAW),
+    ]);
+    let out = rbv(&["bench", "--runs", "1", "--jobs", "1"], dir.path());
+    assert!(out.status.success(), "{out:?}");
+}
+
 #[test]
 fn bench_reports_every_figure_and_the_reference_by_request() {
     let dir = corpus(&[("REQUIREMENTS.yaml", REQUIREMENTS), ("good.yaml", GOOD)]);
