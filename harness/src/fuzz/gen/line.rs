@@ -77,13 +77,16 @@ pub fn input(u: &mut Unstructured) -> Result<RawInput> {
     let breaks = u.int_in_range(1..=2)?;
     for _ in 0..breaks {
         match u.int_in_range(0..=8)? {
-            0 => {
+            // A line already cut to one character cannot be cut again.
+            0 if line.len() > 1 => {
                 let cut = u.int_in_range(1..=line.len() - 1)?;
-                let cut = (0..=cut)
+                // At least the first character, whatever its width.
+                let first = line.chars().next().map_or(0, char::len_utf8);
+                let cut = (first..=cut.max(first))
                     .rev()
                     .find(|i| line.is_char_boundary(*i))
-                    .unwrap_or(0);
-                line.truncate(cut.max(1));
+                    .unwrap_or(first);
+                line.truncate(cut);
                 families.push("truncated");
             }
             1 => {
@@ -100,6 +103,12 @@ pub fn input(u: &mut Unstructured) -> Result<RawInput> {
                 } else {
                     line.rfind('}').unwrap_or(line.len())
                 };
+                // Earlier breaks may have left an empty line or a
+                // multi-byte character at 1.
+                let at = (0..=at.min(line.len()))
+                    .rev()
+                    .find(|i| line.is_char_boundary(*i))
+                    .unwrap_or(0);
                 line.insert_str(at, &format!(",\"{key}\":true"));
                 families.push("unknown-key");
             }
@@ -164,4 +173,31 @@ pub fn input(u: &mut Unstructured) -> Result<RawInput> {
         template: line,
         families,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// libFuzzer found `input` panicking on a line an earlier break had cut
+    /// to one character; any bytes must give an input or an error.
+    #[test]
+    fn no_bytes_make_it_panic() {
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        for len in 0..64usize {
+            for _ in 0..400 {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        state as u8
+                    })
+                    .collect();
+                let _ = input(&mut Unstructured::new(&bytes));
+            }
+        }
+        // Two cuts in a row, the second on a one-character line.
+        let _ = input(&mut Unstructured::new(&[0, 1, 0, 0, 0, 0, 0, 0, 0]));
+    }
 }
