@@ -287,6 +287,24 @@ impl ProcessTransport {
         }
     }
 
+    /// One received line as JSON, checked against the protocol's schema
+    /// when `--validate-protocol` asks for it.
+    fn parse_answer(&mut self, text: &str) -> Result<Value, AdapterError> {
+        let value: Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => {
+                return Err(self.fail(ErrorKind::Garbage, format!("not JSON: {e}"), Some(text)))
+            }
+        };
+        if let Some(validate) = self.validate.clone() {
+            if let Err(violations) = validate(&value) {
+                let message = format!("protocol violation: {}", violations.join("; "));
+                return Err(self.fail(ErrorKind::Protocol, message, Some(text)));
+            }
+        }
+        Ok(value)
+    }
+
     /// Judges one received line against the requests still waiting.
     fn accept(
         &mut self,
@@ -294,18 +312,7 @@ impl ProcessTransport {
         session: &str,
         pending: &HashMap<u64, usize>,
     ) -> Result<(usize, Observation), AdapterError> {
-        let value: Value = match serde_json::from_str(&text) {
-            Ok(v) => v,
-            Err(e) => {
-                return Err(self.fail(ErrorKind::Garbage, format!("not JSON: {e}"), Some(&text)))
-            }
-        };
-        if let Some(validate) = self.validate.clone() {
-            if let Err(violations) = validate(&value) {
-                let message = format!("protocol violation: {}", violations.join("; "));
-                return Err(self.fail(ErrorKind::Protocol, message, Some(&text)));
-            }
-        }
+        let value = self.parse_answer(&text)?;
         let id = value.get("id").and_then(Value::as_u64);
         let Some(index) = id.and_then(|id| pending.get(&id).copied()) else {
             let mut waiting: Vec<_> = pending.keys().copied().collect();

@@ -7,7 +7,6 @@ use super::{ProcessConfig, ProcessTransport};
 use crate::transport::{fill_raw, AdapterError, Observation, RawObservation};
 use crate::verdict::ErrorKind;
 use rbv_protocol::Response;
-use serde_json::Value;
 
 impl ProcessTransport {
     /// Starts a fresh child, sends `template` as its first line, then the
@@ -45,18 +44,7 @@ impl ProcessTransport {
         let mut batch = sent.clone().into_bytes();
         batch.push(b'\n');
         let text = self.next_answer(&batch)?;
-        let value: Value = match serde_json::from_str(&text) {
-            Ok(v) => v,
-            Err(e) => {
-                return Err(self.fail(ErrorKind::Garbage, format!("not JSON: {e}"), Some(&text)))
-            }
-        };
-        if let Some(validate) = self.validate.clone() {
-            if let Err(violations) = validate(&value) {
-                let message = format!("protocol violation: {}", violations.join("; "));
-                return Err(self.fail(ErrorKind::Protocol, message, Some(&text)));
-            }
-        }
+        let value = self.parse_answer(&text)?;
         let response = Response::from_json(&value).map_err(|e| e.to_string());
         let answer = Observation {
             line: text,
