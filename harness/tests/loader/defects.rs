@@ -120,6 +120,22 @@ fn loosen(v: &mut Value) {
     }
 }
 
+/// Rewrites every declaration of `band: auto` in a request to the axes of a
+/// local, reversible read.
+fn declared_auto_reads(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            if o.get("band") == Some(&json!("auto")) && o.contains_key("scope") {
+                o.insert("scope".into(), json!("local"));
+                o.insert("reversibility".into(), json!("reversible"));
+            }
+            o.values_mut().for_each(declared_auto_reads);
+        }
+        Value::Array(a) => a.iter_mut().for_each(declared_auto_reads),
+        _ => {}
+    }
+}
+
 #[test]
 fn the_new_cases_catch_the_defects_they_were_written_for() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
@@ -331,6 +347,21 @@ fn the_new_cases_catch_the_defects_they_were_written_for() {
                     v["band"] = json!("auto");
                     v["decision"] = json!("allow");
                 }
+            })
+        },
+    );
+    // Rule-of-Two that takes "changes state" from the declared band alone:
+    // an operation declared `auto` is counted as a read whatever its axes
+    // say (the client believes its own floor, not the operation's effect).
+    check(
+        &["rule-of-two/declared-auto-changes-state/"],
+        &["sensitive-then-read"],
+        &|| {
+            Defect::requests(|r| {
+                if r["type"] == "load_plugins" {
+                    declared_auto_reads(r);
+                }
+                true
             })
         },
     );
