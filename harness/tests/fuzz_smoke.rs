@@ -62,6 +62,7 @@ const FUZZABLE: &[(&str, &str)] = &[
 
 #[test]
 fn each_fuzzable_mutant_is_found_by_its_target() {
+    let (mut shrunk_bytes, mut found_bytes) = (0, 0);
     for (mutant, target) in FUZZABLE {
         let mutant: Mutant = mutant.parse().unwrap();
         let target = targets::by_name(target).unwrap();
@@ -80,6 +81,17 @@ fn each_fuzzable_mutant_is_found_by_its_target() {
             "{mutant}: found by {} after {} execs: {}",
             target.name, found.after_execs, found.finding
         );
+        // The shrunk input still finds the same bug in the mutant.
+        assert!(found.artifact.len() <= found.found_len);
+        let shrunk = (target.check)(
+            &mut Unstructured::new(&found.artifact),
+            &mut InProcess::new(Some(mutant)),
+        )
+        .unwrap()
+        .unwrap_or_else(|| panic!("{mutant}: the shrunk input finds nothing"));
+        assert_eq!(shrunk.key(), found.finding.key(), "{mutant}");
+        shrunk_bytes += found.artifact.len();
+        found_bytes += found.found_len;
         // The same bytes must be clean on the reference: the finding is the mutant's defect.
         let again = (target.check)(
             &mut Unstructured::new(&found.artifact),
@@ -106,6 +118,44 @@ fn each_fuzzable_mutant_is_found_by_its_target() {
             suite.err()
         );
     }
+    eprintln!("shrinking: {found_bytes} input bytes down to {shrunk_bytes}");
+    assert!(
+        shrunk_bytes * 2 < found_bytes,
+        "shrinking barely shrinks: {found_bytes} input bytes down to {shrunk_bytes}"
+    );
+}
+
+/// A long run keeps one finding per shrunk case: no two findings build the
+/// same case, every exec that found something is counted once, and one bug
+/// is shrunk a bounded number of times.
+#[test]
+fn findings_are_told_apart_by_their_shrunk_case() {
+    use rbv::fuzz::driver::SHRINKS_PER_BUG;
+    use rbv::fuzz::minimize::signature;
+    let target = targets::by_name("sql_bypass").unwrap();
+    let mutant: Mutant = "first-keyword-sql".parse().unwrap();
+    let outcome = drive(
+        target,
+        &mut InProcess::new(Some(mutant)),
+        &smoke(3_000, false),
+    );
+    assert!(!outcome.found.is_empty());
+    let mut seen = std::collections::BTreeSet::new();
+    let mut per_bug = std::collections::BTreeMap::new();
+    for f in &outcome.found {
+        assert_eq!(f.signature, signature(&f.finding));
+        assert!(seen.insert(f.signature), "two findings build the same case");
+        *per_bug
+            .entry(format!("{:?}", f.finding.key()))
+            .or_insert(0u32) += 1;
+    }
+    assert!(
+        per_bug.values().all(|&n| n <= SHRINKS_PER_BUG),
+        "{per_bug:?}"
+    );
+    let counted: u64 = outcome.found.iter().map(|f| f.count).sum();
+    assert!(counted >= outcome.found.len() as u64);
+    assert!(counted <= outcome.execs);
 }
 
 fn catalogue() -> String {

@@ -249,10 +249,12 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
             println!("# {line}");
         }
         println!(
-            "# found after {} execs ({:.1} ms), {} exec(s) of its kind; artifact: {}",
+            "# found after {} execs ({:.1} ms), {} exec(s) of its kind; artifact ({} bytes, shrunk from {}): {}",
             found.after_execs,
             found.after.as_secs_f64() * 1000.0,
             found.count,
+            found.artifact.len(),
+            found.found_len,
             path.display()
         );
         if let (Some(pg), Some(sql)) = (&cluster, &found.finding.payload) {
@@ -305,6 +307,9 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
                 "summary": rbv_report::text::terminal(&f.finding.summary),
                 "after_execs": f.after_execs,
                 "after_ms": f.after.as_secs_f64() * 1000.0,
+                "count": f.count,
+                "input_bytes": f.artifact.len(),
+                "found_input_bytes": f.found_len,
             })).collect::<Vec<_>>(),
             "productions": fired.keys().map(|(g, p)| format!("{g}/{p}")).collect::<Vec<_>>(),
         });

@@ -3,10 +3,13 @@
 //! coverage-guided mutation. A run is reproducible from its seed.
 
 use super::finding::Finding;
+use super::minimize::{self, Budget};
 use super::rng::SplitMix64;
 use super::subject::Subject;
 use super::targets::Target;
+use crate::verdict::FailKind;
 use arbitrary::Unstructured;
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug)]
@@ -39,18 +42,28 @@ pub struct Found {
     /// Execs and time until it was found.
     pub after_execs: u64,
     pub after: Duration,
-    /// How many execs found the same bug (same `Finding::key`), this one
-    /// included; only the first is kept.
+    /// How many execs found this input (the same shrunk case), this one
+    /// included; once a bug (`Finding::key`) has been shrunk
+    /// [`SHRINKS_PER_BUG`] times, its further execs count on its first input.
     pub count: u64,
+    /// The length of the input that found it, before shrinking.
+    pub found_len: usize,
+    /// [`minimize::signature`] of the shrunk finding: what tells two apart.
+    pub signature: [u8; 32],
 }
+
+/// How many findings of one bug (`Finding::key`) are shrunk and compared;
+/// past that, an exec that finds the bug again only counts. Each shrink
+/// costs up to [`Budget::default`].
+pub const SHRINKS_PER_BUG: u32 = 8;
 
 #[derive(Clone, Debug)]
 pub struct Outcome {
     /// Execs the implementation answered in full.
     pub execs: u64,
     pub elapsed: Duration,
-    /// Distinct findings (by generator family and oracle reason, see
-    /// `Finding::key`), each the first of its kind, with its count.
+    /// Distinct findings: each input shrunk, and kept when no earlier
+    /// finding shrank to the same case (`minimize::signature`).
     pub found: Vec<Found>,
     /// How often the implementation failed (crash, hang, garbage) and was
     /// started again.
@@ -104,6 +117,7 @@ pub fn drive_with(
     let mut restarts = 0;
     let mut died = None;
     let mut last_tick = Duration::ZERO;
+    let mut shrunk: HashMap<(String, &'static str, FailKind), u32> = HashMap::new();
     while execs < options.max_execs && start.elapsed() < options.time {
         let elapsed = start.elapsed();
         if elapsed - last_tick >= EVERY {
@@ -137,17 +151,46 @@ pub fn drive_with(
         let Ok(Some(finding)) = checked else {
             continue;
         };
-        if let Some(same) = found.iter_mut().find(|f| f.finding.key() == finding.key()) {
-            same.count += 1;
+        let after = start.elapsed();
+        let bug = (finding.family.clone(), finding.requirement, finding.kind);
+        let shrinks = shrunk.entry(bug.clone()).or_insert(0);
+        if *shrinks >= SHRINKS_PER_BUG {
+            if let Some(first) = found.iter_mut().find(|f| {
+                let (family, requirement, kind) = f.finding.key();
+                (family, requirement, kind) == (bug.0.as_str(), bug.1, bug.2)
+            }) {
+                first.count += 1;
+            }
             continue;
         }
-        found.push(Found {
-            finding,
-            artifact: bytes,
-            after_execs: execs,
-            after: start.elapsed(),
-            count: 1,
-        });
+        *shrinks += 1;
+        let found_len = bytes.len();
+        let small = minimize::shrink(target, subject, bytes, finding, Budget::default());
+        let signature = minimize::signature(&small.finding);
+        if let Some(same) = found.iter_mut().find(|f| f.signature == signature) {
+            same.count += 1;
+        } else {
+            found.push(Found {
+                finding: small.finding,
+                artifact: small.artifact,
+                after_execs: execs,
+                after,
+                count: 1,
+                found_len,
+                signature,
+            });
+        }
+        if let Some(why) = small.failed {
+            restarts += 1;
+            if restarts > MAX_RESTARTS {
+                died = Some(format!("failed {restarts} times; last: {why}"));
+                break;
+            }
+            if let Err(e) = subject.restart() {
+                died = Some(format!("{why}; cannot restart it: {e}"));
+                break;
+            }
+        }
         if options.stop_at_first {
             break;
         }

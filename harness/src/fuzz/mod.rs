@@ -11,6 +11,7 @@ pub mod driver;
 pub mod finding;
 pub mod gen;
 pub mod libfuzzer;
+pub mod minimize;
 pub mod oracle_manifest;
 pub mod oracle_protocol;
 pub mod oracle_secrets;
