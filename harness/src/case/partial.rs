@@ -3,14 +3,21 @@
 //! element by element with equal length, scalars match exactly (numbers by
 //! value). An object whose keys all start with `$` is a value matcher
 //! (`{$format: date-time}`, `{$regex: ...}`, `{$one_of: [...]}`,
-//! `{$min_length: N}`, `{$max_length: N}`): wire answers have no `$` keys,
-//! so the two never collide.
+//! `{$min_length: N}`, `{$max_length: N}`, `{$recent: SECONDS}`): wire
+//! answers have no `$` keys, so the two never collide.
 
 use super::requirements::same_value;
 use serde_json::Value;
 
 /// The keys of a value matcher inside a `match` pattern.
-pub const MATCHER_KEYS: &[&str] = &["$format", "$regex", "$one_of", "$min_length", "$max_length"];
+pub const MATCHER_KEYS: &[&str] = &[
+    "$format",
+    "$regex",
+    "$one_of",
+    "$min_length",
+    "$max_length",
+    "$recent",
+];
 
 /// The names `$format` accepts.
 pub const FORMATS: &[&str] = &["date-time", "hex-digest"];
@@ -99,6 +106,17 @@ pub fn has_format(format: &str, s: &str) -> bool {
     }
 }
 
+/// Whether `s` is an RFC 3339 date-time at most `secs` seconds from `now`,
+/// either way. The answer is judged as it arrives, so its decision time and
+/// the harness's clock differ by the exchange alone; the slack allows for a
+/// slow machine, not for a wrong date.
+fn recent(s: &str, secs: u64, now: chrono::DateTime<chrono::Utc>) -> bool {
+    chrono::DateTime::parse_from_rfc3339(s).is_ok_and(|t| {
+        let apart = (now - t.with_timezone(&chrono::Utc)).num_milliseconds();
+        apart.unsigned_abs() <= secs.saturating_mul(1000)
+    })
+}
+
 /// Whether `observed` satisfies a value matcher (already `check`ed).
 fn satisfies(map: &serde_json::Map<String, Value>, observed: Option<&Value>) -> bool {
     let Some(got) = observed.filter(|v| !v.is_null()) else {
@@ -122,6 +140,10 @@ fn satisfies(map: &serde_json::Map<String, Value>, observed: Option<&Value>) -> 
         "$max_length" => length(got)
             .zip(v.as_u64())
             .is_some_and(|(n, hi)| n as u64 <= hi),
+        "$recent" => got
+            .as_str()
+            .zip(v.as_u64())
+            .is_some_and(|(s, secs)| recent(s, secs, std::time::SystemTime::now().into())),
         _ => false,
     })
 }
@@ -274,5 +296,34 @@ mod tests {
             check(&json!({"a": {"$one_of": [1, {"$regex": "x"}]}})),
             Ok(())
         );
+        assert!(check(&json!({"a": {"$recent": -1}})).is_err());
+        assert!(check(&json!({"a": {"$recent": "1m"}})).is_err());
+    }
+
+    #[test]
+    fn recent_is_the_harness_clock_either_way() {
+        let now = chrono::DateTime::parse_from_rfc3339("2026-12-02T10:00:00Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        assert!(recent("2026-12-02T10:00:00.123Z", 120, now));
+        assert!(recent("2026-12-02T09:58:00Z", 120, now));
+        assert!(recent("2026-12-02T10:02:00Z", 120, now));
+        assert!(!recent("2026-12-02T10:02:01Z", 120, now));
+        assert!(!recent("2026-12-02T09:57:59Z", 120, now));
+        // Another offset naming the same instant.
+        assert!(recent("2026-12-02T11:00:30+01:00", 120, now));
+        // The right clock time on the wrong day, month or year.
+        assert!(!recent("2026-12-01T10:00:00Z", 120, now));
+        assert!(!recent("2026-11-02T10:00:00Z", 120, now));
+        assert!(!recent("1970-01-01T00:00:00Z", 120, now));
+        assert!(!recent("not a time", 120, now));
+        let got = json!({"t": now_rfc3339()});
+        assert_eq!(matches(&json!({"t": {"$recent": 120}}), Some(&got)), Ok(()));
+        let old = json!({"t": "2026-11-30T10:00:00Z"});
+        assert!(matches(&json!({"t": {"$recent": 120}}), Some(&old)).is_err());
+    }
+
+    fn now_rfc3339() -> String {
+        chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).to_rfc3339()
     }
 }

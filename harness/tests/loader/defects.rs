@@ -350,6 +350,14 @@ fn the_new_cases_catch_the_defects_they_were_written_for() {
             })
         },
     );
+    // Date arithmetic gone wrong: a well-formed timestamp a day off.
+    check(&["audit/timestamp/"], &[], &|| {
+        Defect::answers(|_, v| {
+            if v.get("audit").is_some() {
+                v["audit"]["timestamp"] = json!("2026-01-01T10:00:00.000Z");
+            }
+        })
+    });
     // Rule-of-Two that takes "changes state" from the declared band alone:
     // an operation declared `auto` is counted as a read whatever its axes
     // say (the client believes its own floor, not the operation's effect).
