@@ -73,6 +73,7 @@ pub enum SandboxError {
 /// line gets a fresh copy of it in namespaces of its own.
 pub struct Sandbox {
     dir: tempfile::TempDir,
+    unshare: std::ffi::OsString,
     bash: PathBuf,
     as_root: bool,
     real: BTreeSet<String>,
@@ -84,6 +85,7 @@ pub struct Sandbox {
 impl Sandbox {
     /// Prepares the tree and runs `true` in it: an error here says why this
     /// machine has no sandbox (no `unshare`, user namespaces refused …).
+    /// `RBV_UNSHARE` names another `unshare` program.
     pub fn start() -> Result<Sandbox, SandboxError> {
         let bash = host_bash()?;
         let dir = tempfile::Builder::new()
@@ -94,6 +96,7 @@ impl Sandbox {
             .map_err(|e| SandboxError::Unavailable(format!("preparing the sandbox: {e}")))?;
         let sandbox = Sandbox {
             dir,
+            unshare: std::env::var_os("RBV_UNSHARE").unwrap_or_else(|| "unshare".into()),
             bash,
             as_root: rustix::process::geteuid().is_root(),
             real,
@@ -105,7 +108,8 @@ impl Sandbox {
             Ok(o) => Err(SandboxError::Unavailable(format!(
                 "`true` did not run cleanly in it: {o:?}"
             ))),
-            Err(e) => Err(SandboxError::Unavailable(e.to_string())),
+            Err(SandboxError::Run(why)) => Err(SandboxError::Unavailable(why)),
+            Err(e) => Err(e),
         }
     }
 
@@ -141,7 +145,7 @@ impl Sandbox {
                 line.len()
             )));
         }
-        let mut cmd = Command::new("unshare");
+        let mut cmd = Command::new(&self.unshare);
         if !self.as_root {
             cmd.args(["--user", "--map-root-user"]);
         }
@@ -160,9 +164,9 @@ impl Sandbox {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| SandboxError::Unavailable(format!("cannot run unshare: {e}")))?;
+        let mut child = cmd.spawn().map_err(|e| {
+            SandboxError::Unavailable(format!("cannot run {:?}: {e}", self.unshare))
+        })?;
         let stdout = read_capped(child.stdout.take().expect("piped"), MAX_OUTPUT);
         let stderr = read_capped(child.stderr.take().expect("piped"), 64 << 10);
         let deadline = Instant::now() + self.limit + SETUP_ALLOWANCE;
@@ -191,11 +195,17 @@ impl Sandbox {
         let out = stdout.join().unwrap_or_default();
         let err = stderr.join().unwrap_or_default();
         let why = || {
-            format!(
-                "{status}: {}",
-                rbv_report::text::one_line(&String::from_utf8_lossy(&err), 600)
-            )
+            let said = rbv_report::text::one_line(&String::from_utf8_lossy(&err), 600);
+            let said = if said.is_empty() {
+                String::new()
+            } else {
+                format!(": {said}")
+            };
+            format!("{:?} exited with {status}{said}", self.unshare)
         };
+        if out.is_empty() {
+            return Err(SandboxError::Run(why()));
+        }
         if out.len() >= MAX_OUTPUT {
             return Err(SandboxError::Run(format!(
                 "the sandbox wrote more than {MAX_OUTPUT} bytes"
