@@ -58,6 +58,8 @@ const MAX_LINE: usize = 64 << 10;
 const SEEDED_AT: Duration = Duration::from_secs(1_000_000_000);
 /// Root runs each line as a uid of its own from here up (see `run_as`).
 const FIRST_UID: u64 = 1_600_000_000;
+/// Lines run by this process, across sandboxes (each gets its uid).
+static LINES: AtomicU64 = AtomicU64::new(0);
 
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
@@ -77,7 +79,6 @@ pub struct Sandbox {
     bash: PathBuf,
     as_root: bool,
     real: BTreeSet<String>,
-    next: AtomicU64,
     /// How long a line may run (default [`TIME_LIMIT`]).
     pub limit: Duration,
 }
@@ -100,7 +101,6 @@ impl Sandbox {
             bash,
             as_root: rustix::process::geteuid().is_root(),
             real,
-            next: AtomicU64::new(0),
             limit: TIME_LIMIT,
         };
         match sandbox.observe("true") {
@@ -129,7 +129,7 @@ impl Sandbox {
         if !self.as_root {
             return String::new();
         }
-        let n = self.next.fetch_add(1, Ordering::Relaxed) % 1000;
+        let n = LINES.fetch_add(1, Ordering::Relaxed) % 1000;
         let uid = FIRST_UID + u64::from(std::process::id() % 100_000) * 1000 + n;
         uid.to_string()
     }
