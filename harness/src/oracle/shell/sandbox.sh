@@ -13,7 +13,7 @@ R=$W/root
 ro_bind() {
 	if [ -d "$1" ]; then mkdir -p "$2"; else touch "$2"; fi
 	mount --bind "$1" "$2"
-	mount -o remount,bind,ro "$2"
+	mount -o remount,bind,ro,nosuid,nodev "$2"
 }
 
 # Everything the line can write lives on this tmpfs, capped; the oracle's
