@@ -171,6 +171,7 @@ fn shell(
         commands = lines(file)?;
     }
     let sandbox = Sandbox::start()?;
+    eprintln!("rbv oracle shell: sandbox: {}", sandbox.mode());
     for line in commands {
         let json = match sandbox.observe(&line) {
             Ok(o) => {

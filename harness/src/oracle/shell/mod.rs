@@ -342,3 +342,40 @@ fn write(path: &Path, text: &str, mode: u32) -> std::io::Result<()> {
     fs::write(path, text)?;
     fs::set_permissions(path, fs::Permissions::from_mode(mode))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tree_holds_stubs_real_programs_and_old_seeds() {
+        let dir = tempfile::tempdir().unwrap();
+        let Ok(bash) = host_bash() else {
+            eprintln!("WARNING: SKIPPED: no bash under /usr or /bin");
+            return;
+        };
+        let real = prepare(dir.path(), &bash).unwrap();
+        let tree = dir.path().join("tree");
+        for name in ["rm", "git", "curl", "["] {
+            let target = fs::read_link(tree.join("usr/bin").join(name)).unwrap();
+            assert_eq!(target, Path::new("/rbv/stub"), "{name}");
+        }
+        assert!(real.contains("rm") && real.contains("bash"), "{real:?}");
+        assert!(!real.contains("git") && !real.contains("curl"));
+        for name in &real {
+            let target = fs::read_link(tree.join("rbv/real").join(name)).unwrap();
+            // Inside the sandbox, under the read-only bind of the host.
+            let on_host = Path::new("/").join(target.strip_prefix("/rbv/host").unwrap());
+            assert!(on_host.is_file(), "{name} -> {}", target.display());
+        }
+        let stub = fs::read_to_string(tree.join("rbv/stub")).unwrap();
+        assert!(stub.starts_with("#!/rbv/host/"), "{stub}");
+        let seeded = fs::metadata(tree.join("home/user/notes.txt"))
+            .unwrap()
+            .modified()
+            .unwrap();
+        assert_eq!(seeded, SystemTime::UNIX_EPOCH + SEEDED_AT);
+        let tmp = fs::metadata(tree.join("tmp")).unwrap().permissions().mode();
+        assert_eq!(tmp & 0o7777, 0o1777);
+    }
+}
