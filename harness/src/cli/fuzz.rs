@@ -72,6 +72,11 @@ pub struct FuzzArgs {
     /// (url_loopback: WHATWG, Python, urllib3, libcurl, Go; `rbv oracle url`).
     #[arg(long)]
     pub parsers: bool,
+    /// Confirm each shell finding with bash in a sandbox (shell_bypass: no
+    /// network, a throwaway root, stub programs that log; `rbv oracle
+    /// shell`): which programs really ran, which files really changed.
+    #[arg(long)]
+    pub bash: bool,
     /// Where to keep the bytes of each finding (for `rbv promote`), with
     /// the case it became (`<artifact>.yaml`, for `promote --no-reproduce`).
     #[arg(long, value_name = "DIR", default_value = "rbv-fuzz-artifacts")]
@@ -179,6 +184,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
         println!("wrote {} seeds to {}", seeds.len(), dir.display());
         return Ok(ExitCode::SUCCESS);
     }
+    super::fuzz_oracles::Oracles::check(&args, target.name)?;
     let mut subject = subject(&args.subject)?;
     let missing: Vec<&Capability> = target
         .needs
@@ -218,20 +224,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
     });
     progress.finish();
     let date = today();
-    let cluster = if args.postgres && !outcome.found.is_empty() {
-        Some(crate::oracle::postgres::Cluster::start()?)
-    } else {
-        None
-    };
-    let mut parsers = if args.parsers && !outcome.found.is_empty() {
-        let p = crate::oracle::url::Parsers::start()?;
-        for (name, why) in &p.missing {
-            eprintln!("rbv fuzz: URL parser {name} unavailable: {why}");
-        }
-        Some(p)
-    } else {
-        None
-    };
+    let mut oracles = super::fuzz_oracles::Oracles::start(&args, !outcome.found.is_empty())?;
     if !outcome.found.is_empty() {
         std::fs::create_dir_all(&args.artifact_dir)
             .with_context(|| args.artifact_dir.display().to_string())?;
@@ -257,20 +250,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
             found.found_len,
             path.display()
         );
-        if let (Some(pg), Some(sql)) = (&cluster, &found.finding.payload) {
-            match pg.judge(sql) {
-                Ok(verdict) => println!("# {}", verdict.describe()),
-                Err(e) => println!("# {e}"),
-            }
-        }
-        if let (Some(p), Some(url)) = (parsers.as_mut(), &found.finding.payload) {
-            match targets::fetch_band(subject.as_mut(), url) {
-                Some(band) => match crate::oracle::url::judge(p, url, band) {
-                    Ok(verdict) => println!("# {verdict}"),
-                    Err(e) => println!("# {e}"),
-                },
-                None => println!("# the implementation gave no band for the URL again"),
-            }
+        for word in oracles.judge(&found.finding, subject.as_mut()) {
+            println!("# {word}");
         }
         println!(
             "# promote: rbv promote --target {} {}{}   (after a fix: --no-reproduce)",

@@ -8,6 +8,7 @@
 pub mod adapter;
 pub mod cases;
 pub mod fuzz;
+mod fuzz_oracles;
 mod fuzz_progress;
 pub mod lint;
 pub mod list;
@@ -62,7 +63,8 @@ pub enum Command {
     Fuzz(fuzz::FuzzArgs),
     /// Turn a fuzz artifact into a regression case under cases/regressions/.
     Promote(fuzz::PromoteArgs),
-    /// Ask an outside oracle (a throwaway PostgreSQL, the URL parsers) about inputs.
+    /// Ask an outside oracle (a throwaway PostgreSQL, the URL parsers, bash
+    /// in a sandbox) about inputs.
     Oracle(oracle::OracleArgs),
     /// Compare reports of several implementations side by side.
     Compare(report_cmds::CompareArgs),

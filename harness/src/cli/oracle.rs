@@ -1,10 +1,14 @@
 //! `rbv oracle sql`: ask a throwaway PostgreSQL whether statements write.
 //! `rbv oracle url`: ask the URL parsers agents' tools use which host a URL
 //! names (scripts/label-url-parsers.py labels the URL corpus with it).
+//! `rbv oracle shell`: run shell lines under bash in a sandbox and say
+//! which programs ran and which files changed.
 
 use crate::oracle::postgres::Cluster;
+use crate::oracle::shell::Sandbox;
 use crate::oracle::url::Parsers;
 use anyhow::{bail, Context};
+use rbv_protocol::Band;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,6 +45,26 @@ pub enum OracleKind {
         #[arg(long)]
         require_all: bool,
     },
+    /// Run each shell line under `bash -c` in a sandbox (no network, a
+    /// throwaway root, every program a stub that logs; `rm`, `sed`, `find`
+    /// and the like then run for real) and print, as a JSON line, which
+    /// programs ran and which files changed.
+    Shell {
+        /// Lines to run; with none, one line per line of --file or of
+        /// standard input.
+        lines: Vec<String>,
+        /// A file with one shell line per line.
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Also give the sandbox's verdict on this band for each line.
+        #[arg(long, value_parser = parse_band)]
+        band: Option<Band>,
+    },
+}
+
+fn parse_band(text: &str) -> Result<Band, String> {
+    serde_json::from_value(serde_json::Value::from(text))
+        .map_err(|_| format!("`{text}` is not a band (auto, soft-ack, escalate)"))
 }
 
 fn lines(file: Option<PathBuf>) -> anyhow::Result<Vec<String>> {
@@ -67,6 +91,11 @@ pub fn run(args: OracleArgs) -> anyhow::Result<ExitCode> {
             file,
             require_all,
         } => url(urls, file, require_all),
+        OracleKind::Shell {
+            lines: l,
+            file,
+            band,
+        } => shell(l, file, band),
     }
 }
 
@@ -129,6 +158,35 @@ fn url(urls: Vec<String>, file: Option<PathBuf>, require_all: bool) -> anyhow::R
                 "loopback": loopback, "all_loopback": readings.all_loopback(),
                 "not_loopback": readings.not_loopback()})
         );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn shell(
+    mut commands: Vec<String>,
+    file: Option<PathBuf>,
+    band: Option<Band>,
+) -> anyhow::Result<ExitCode> {
+    if commands.is_empty() {
+        commands = lines(file)?;
+    }
+    let sandbox = Sandbox::start()?;
+    eprintln!("rbv oracle shell: sandbox: {}", sandbox.mode());
+    for line in commands {
+        let json = match sandbox.observe(&line) {
+            Ok(o) => {
+                let mut v = serde_json::json!({"line": line, "observed": o,
+                    "effects": o.has_effects()});
+                if let Some(band) = band {
+                    let verdict = crate::oracle::shell::verdict(&o, band);
+                    v["verdict"] = serde_json::json!({"band": band, "label": verdict.label(),
+                        "text": verdict.to_string()});
+                }
+                v
+            }
+            Err(e) => serde_json::json!({"line": line, "error": e.to_string()}),
+        };
+        println!("{json}");
     }
     Ok(ExitCode::SUCCESS)
 }

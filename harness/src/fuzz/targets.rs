@@ -360,13 +360,33 @@ fn url_loopback(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Optio
 /// The band `subject` gives a GET of `url` in a fresh session (to put a
 /// url_loopback finding before the URL parsers, `oracle::url::judge`).
 pub fn fetch_band(subject: &mut dyn Subject, url: &str) -> Option<Band> {
+    fresh_band(
+        subject,
+        operation(
+            None,
+            "client:fetch",
+            OperationKind::Fetch,
+            json!({"url": url, "method": "GET"}),
+        ),
+    )
+}
+
+/// The band `subject` gives the shell line `command` in a fresh session
+/// (to put a shell_bypass finding before bash, `oracle::shell::judge`).
+pub fn shell_band(subject: &mut dyn Subject, command: &str) -> Option<Band> {
+    fresh_band(
+        subject,
+        operation(
+            None,
+            "client:shell",
+            OperationKind::Shell,
+            json!({"command": command}),
+        ),
+    )
+}
+
+fn fresh_band(subject: &mut dyn Subject, op: Operation) -> Option<Band> {
     let session = subject.fresh_session();
-    let op = operation(
-        None,
-        "client:fetch",
-        OperationKind::Fetch,
-        json!({"url": url, "method": "GET"}),
-    );
     match subject
         .call_batch(
             &session,
