@@ -3,7 +3,7 @@
 //! Every generator names its productions and tags each with the
 //! requirement ids (cases/REQUIREMENTS.yaml) it exercises ([`Tagged`]), next
 //! to the code that builds it; the code calls [`fire`] when it builds one.
-//! [`measure`] runs every target from a seed with recording on and joins
+//! [`measure`](super::reach_map::measure) runs every target from a seed with recording on and joins
 //! what fired with the tags, so the map is checked against the code both
 //! ways: a tag whose production never fires is stale, a production that
 //! fires without a tag is unmapped, and a MUST requirement about inputs with
