@@ -11,6 +11,9 @@ fn rbv_on(dir: &Path, args: &[&str], limit: Duration) -> (Option<i32>, String, S
         .args(args)
         .arg("--cases")
         .arg(dir)
+        // The secret is rbv's whole environment: a leak of any part of
+        // /proc/self/environ (an error's snippet) shows it.
+        .env_clear()
         .env("RBV_TEST_SECRET", "canary-5e3f9a")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -75,13 +78,18 @@ fn directory_links_that_loop_end_the_run_with_an_error_not_a_hang() {
     symlink("b", corpus.path().join("hostile/a")).unwrap();
     symlink("a", corpus.path().join("hostile/b")).unwrap();
     symlink("..", corpus.path().join("hostile/up")).unwrap();
+    // Two links to their own directory: 2^40 paths to a walk that follows
+    // links (rbv before the fix hung here, and its memory grew).
+    symlink(".", corpus.path().join("hostile/self-1")).unwrap();
+    symlink(".", corpus.path().join("hostile/self-2")).unwrap();
     let report = tempfile::tempdir().expect("temp dir");
     let out_dir = report.path().join("out");
     let args = ["run", "--report", out_dir.to_str().unwrap()];
     let (code, stdout, stderr) = rbv_on(corpus.path(), &args, Duration::from_secs(20));
     assert_eq!(code, Some(2), "{stdout}{stderr}");
     assert!(
-        stderr.contains("hostile/up:0:0: a symbolic link"),
+        stderr.contains("hostile/up:0:0: a symbolic link")
+            && stderr.contains("hostile/self-1:0:0: a symbolic link"),
         "{stderr}"
     );
 }

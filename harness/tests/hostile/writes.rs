@@ -77,3 +77,57 @@ fn a_write_that_fails_midway_leaves_the_previous_report_whole() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// Promotes the first `token_binding` finding against `shape-bound-token`
+/// into `root`; returns what `promote` said.
+fn promote_into(root: &Path) -> Result<rbv::fuzz::promote::Promoted, String> {
+    use rbv::fuzz::driver::{drive, Options};
+    use rbv::fuzz::promote::promote;
+    use rbv::fuzz::{targets, InProcess};
+    let mutant: rbv_reference::Mutant = "shape-bound-token".parse().expect("a mutant");
+    let target = targets::by_name("token_binding").expect("a target");
+    let options = Options {
+        seed: 0x5eed,
+        time: Duration::from_secs(60),
+        max_execs: 5_000,
+        stop_at_first: true,
+    };
+    let outcome = drive(target, &mut InProcess::new(Some(mutant)), &options);
+    let artifact = &outcome.found.first().expect("the mutant is found").artifact;
+    promote(
+        target,
+        artifact,
+        &mut InProcess::new(Some(mutant)),
+        root,
+        "2026-12-01",
+    )
+}
+
+#[test]
+fn promote_writes_through_no_link_planted_in_the_checkout() {
+    let catalogue = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/REQUIREMENTS.yaml");
+    // `cases/regressions -> outside`, then `corpora -> outside`: a
+    // checkout from a pull request may hold either.
+    for (planted, target) in [
+        ("cases/regressions", "../../outside"),
+        ("corpora", "../outside"),
+    ] {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let root = tmp.path().join("repo");
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(root.join("cases")).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::copy(&catalogue, root.join("cases/REQUIREMENTS.yaml")).unwrap();
+        std::os::unix::fs::symlink(target, root.join(planted)).unwrap();
+        let said = match promote_into(&root) {
+            Ok(p) => format!("promoted into {:?} and {:?}", p.case_path, p.artifact_path),
+            Err(e) => e,
+        };
+        let written: Vec<_> = std::fs::read_dir(&outside)
+            .unwrap()
+            .filter_map(|e| Some(e.ok()?.path()))
+            .collect();
+        assert!(written.is_empty(), "{planted}: wrote {written:?}: {said}");
+        assert!(said.contains("symbolic link"), "{planted}: {said}");
+    }
+}
