@@ -9,20 +9,44 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// One `rbv run`; true when every case passed (exit 0).
+/// One `rbv run`; true when every case passed (exit 0) and the reference
+/// said in its handshake that it runs the profile it was started with. A
+/// reference that ignored `--profile` would otherwise pass: it answers as
+/// the default profile, and the cases written for the value asked for are
+/// skipped, not failed.
 fn suite_passes(rbv: &Path, profile: &[String]) -> bool {
     let mut implementation = format!("exec '{}'", env!("CARGO_BIN_EXE_rbv-ref"));
     for flag in profile {
         implementation.push_str(&format!(" --profile '{flag}'"));
     }
+    let report = std::env::temp_dir().join(format!("rbv-mutants-{}", std::process::id()));
     let status = Command::new(rbv)
         .args(["run", "--jobs", "2", "--cases"])
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../cases"))
         .args(["--impl", &implementation])
+        .arg("--report")
+        .arg(&report)
         .stdout(Stdio::null())
         .status()
         .expect("RBV_BIN runs");
-    status.success()
+    let announced = std::fs::read_to_string(report.join("report.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|r| r.pointer("/implementation/profile").cloned());
+    let _ = std::fs::remove_dir_all(&report);
+    status.success() && announced.is_some_and(|p| runs_profile(&p, profile))
+}
+
+/// Whether a handshake's profile holds every `KEY=VALUE` asked for.
+fn runs_profile(announced: &serde_json::Value, asked: &[String]) -> bool {
+    asked.iter().all(|flag| {
+        let (key, value) = flag.split_once('=').expect("KEY=VALUE");
+        match announced.get(key) {
+            Some(serde_json::Value::String(s)) => s == value,
+            Some(other) => other.to_string() == value,
+            None => false,
+        }
+    })
 }
 
 /// Every non-default profile value, as `KEY=VALUE`, from `rbv-ref --list-profile`.
@@ -54,7 +78,9 @@ fn the_corpus_passes_over_the_protocol() {
     // Most mutants fail under the default profile: try it first, so that a
     // caught mutant costs one run.
     assert!(suite_passes(rbv, &[]), "the corpus fails (default profile)");
-    for value in other_profile_values() {
+    let values = other_profile_values();
+    assert!(!values.is_empty(), "rbv-ref --list-profile lists no value");
+    for value in values {
         assert!(
             suite_passes(rbv, std::slice::from_ref(&value)),
             "the corpus fails with --profile {value}"
