@@ -350,6 +350,46 @@ fn the_new_cases_catch_the_defects_they_were_written_for() {
             })
         },
     );
+    // A record with the outcome left out (an empty word).
+    check(&["audit/outcome/"], &[], &|| {
+        Defect::answers(|_, v| {
+            if v.get("audit").is_some() {
+                v["audit"]["outcome"] = json!("");
+            }
+        })
+    });
+    // The gate named by the kind of operation, not by what set the band.
+    check(
+        &["audit/gate/"],
+        &[
+            "sql-inspector-alone",
+            "shell-inspector-alone",
+            "fetch-inspector-alone",
+        ],
+        &|| {
+            Defect::answers(|request, v| {
+                if v.get("audit").is_some() {
+                    let kind = request
+                        .pointer("/operation/kind")
+                        .and_then(Value::as_str)
+                        .unwrap_or("tool");
+                    v["audit"]["gate"] = json!(kind);
+                }
+            })
+        },
+    );
+    // The gate always the manifest's, whoever raised the band.
+    check(
+        &["audit/gate/", "audit/outcome/invoke-redeemed"],
+        &["declared-floor-alone"],
+        &|| {
+            Defect::answers(|_, v| {
+                if v.get("audit").is_some() {
+                    v["audit"]["gate"] = json!("manifest");
+                }
+            })
+        },
+    );
     // Date arithmetic gone wrong: a well-formed timestamp a day off.
     check(&["audit/timestamp/"], &[], &|| {
         Defect::answers(|_, v| {
