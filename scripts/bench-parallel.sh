@@ -3,6 +3,8 @@
 # commands, timed with rayon on one thread (RAYON_NUM_THREADS=1, the
 # sequential baseline, measured in the same rounds) and with its default
 # (one thread per core), medians of interleaved rounds.
+# Then the load alone, in process (no process start around it): the
+# load_corpus example, 1 thread and rayon's default interleaved, 21 rounds.
 # Usage: scripts/bench-parallel.sh [rounds]        (default 5)
 #        BEFORE=path/to/rbv scripts/bench-parallel.sh   also times another
 #        binary (e.g. built from the commit before rayon) in the same rounds.
@@ -14,6 +16,7 @@ if [ -z "${RBV:-}" ]; then
   cargo build --release -q -p rbv
   RBV=./target/release/rbv
 fi
+cargo build --release -q -p rbv --example load_corpus
 before=${BEFORE:-}
 commands=("list" "lint --coverage" "run --all-mutants")
 variants=("1" "default")
@@ -74,3 +77,5 @@ for i in "${!commands[@]}"; do
     echo "  rbv ${commands[$i]} [$v]: $(awk '{printf "%d ", $1 * 1000}' "$work/$i.$v")"
   done
 done
+echo
+./target/release/examples/load_corpus --rounds 21
