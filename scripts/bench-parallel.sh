@@ -58,7 +58,9 @@ for v in "${variants[@]}"; do
   header+=" $name: wall ms (CPU ms) |"
   rule+="---:|"
 done
-echo "$header 1 thread ÷ default, median of per-round ratios |"
+extra=""
+[ -n "$before" ] && extra=" before ÷ default |" && rule+="---:|"
+echo "$header 1 thread ÷ default, median of per-round ratios |$extra"
 echo "$rule---:|"
 for i in "${!commands[@]}"; do
   row="| \`rbv ${commands[$i]}\` |"
@@ -68,7 +70,11 @@ for i in "${!commands[@]}"; do
     row+=" $wall ($cpu) |"
   done
   ratio=$(paste -d' ' "$work/$i.1" "$work/$i.default" | awk '{printf "%.2f\n", $1 / $3}' | median)
-  echo "$row ${ratio}× |"
+  row+=" ${ratio}× |"
+  if [ -n "$before" ]; then
+    row+=" $(paste -d' ' "$work/$i.before" "$work/$i.default" | awk '{printf "%.2f\n", $1 / $3}' | median)× |"
+  fi
+  echo "$row"
 done
 echo
 echo "rounds (wall ms):"
