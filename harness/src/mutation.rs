@@ -11,7 +11,6 @@ use crate::case::Case;
 use crate::runner::{profile_groups, RunOptions};
 use crate::verdict::Verdict;
 use crate::worker::run_pool;
-use rayon::prelude::*;
 use rbv_reference::Mutant;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -62,17 +61,16 @@ pub fn verdicts(
             })
         })
         .collect();
-    let run = || -> Vec<_> {
-        tasks
-            .par_iter()
-            .map(|(s, target, chunk)| {
-                let results = run_pool(chunk, target, 1, options.deadline).results;
-                // Only the verdicts are kept: not every mutant's requests and answers.
-                let verdicts: Vec<_> = results.into_iter().map(|r| (r.id, r.verdict)).collect();
-                (*s, verdicts)
-            })
-            .collect()
+    let run = || {
+        crate::parallel::map(&tasks, |(s, target, chunk)| {
+            let results = run_pool(chunk, target, 1, options.deadline).results;
+            // Only the verdicts are kept: not every mutant's requests and answers.
+            let verdicts: Vec<_> = results.into_iter().map(|r| (r.id, r.verdict)).collect();
+            (*s, verdicts)
+        })
     };
+    // `-j N`: a pool of N threads. Without one (or when its threads
+    // cannot start), rayon's global pool, or this thread alone.
     let pool = (options.jobs > 0)
         .then(|| {
             rayon::ThreadPoolBuilder::new()

@@ -7,7 +7,6 @@ use super::node::{Node, NodeError, Pos};
 use super::requirements::{Catalogue, Entry};
 use super::steps::{self, StepCtx};
 use super::{Case, Origin, Suite};
-use rayon::prelude::*;
 use rbv_protocol::{Capability, PluginBundle};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
@@ -251,10 +250,7 @@ pub fn load_files(files: &[(String, String)]) -> Result<Suite, Vec<LoadError>> {
     let mut broken = BTreeSet::new();
     // Parsing is most of a load and each file is parsed on its own: in
     // parallel, collected in file order (BENCHMARKS.md, "Parallel corpus work").
-    let results: Vec<_> = files
-        .par_iter()
-        .map(|(path, src)| parse_yaml(path, src))
-        .collect();
+    let results = crate::parallel::map(files, |(path, src)| parse_yaml(path, src));
     for ((path, src), result) in files.iter().zip(results) {
         match result {
             Ok(docs) => parsed.push((path.as_str(), src.as_str(), docs)),
@@ -321,11 +317,13 @@ pub fn load_files(files: &[(String, String)]) -> Result<Suite, Vec<LoadError>> {
     let mut seen: BTreeMap<String, Origin> = BTreeMap::new();
     // Expanding and building each file's cases is independent of the other
     // files: in parallel, then the duplicate ids and the errors in file order.
-    let built: Vec<_> = parsed
-        .par_iter()
+    let case_files: Vec<_> = parsed
+        .iter()
         .filter(|(path, _, _)| *path != CATALOGUE && fixture_name(path).is_none())
-        .map(|(path, src, docs)| (*path, *src, build_file(catalogue_ref, &ctx, path, docs)))
         .collect();
+    let built = crate::parallel::map(&case_files, |(path, src, docs)| {
+        (*path, *src, build_file(catalogue_ref, &ctx, path, docs))
+    });
     for (path, src, results) in built {
         for result in results {
             match result {
