@@ -11,6 +11,7 @@ pub mod embedded;
 pub mod fuzz;
 pub mod mutation;
 pub mod oracle;
+pub mod parallel;
 pub mod reporting;
 pub mod runner;
 pub mod transport;

@@ -8,8 +8,9 @@
 
 use crate::adapter::Target;
 use crate::case::Case;
-use crate::runner::{run_per_profile, RunOptions};
+use crate::runner::{profile_groups, RunOptions};
 use crate::verdict::Verdict;
+use crate::worker::run_pool;
 use rbv_reference::Mutant;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -29,19 +30,74 @@ pub struct Kills {
     pub by_mutant: Vec<(Mutant, Vec<String>)>,
 }
 
+/// How many cases one task runs on one in-process reference: enough that
+/// starting a server is nothing beside them, few enough that the tasks of
+/// all the mutants spread over many cores.
+pub const CHUNK: usize = 128;
+
+/// The verdicts of `cases` (after `options.filters`, each under its own
+/// profile) for the reference (`None`) and each mutant, in `subjects` order.
+///
+/// Every (subject, profile, chunk of cases) is a task for rayon: the
+/// reference is in process, so the work is CPU-bound and no worker pool of
+/// children is needed. `options.jobs` tasks run at a time when it is set,
+/// else one per core (or `RAYON_NUM_THREADS`). Which server instance runs
+/// a case is not fixed, as with `rbv run`'s workers: each case is a
+/// session of its own.
+pub fn verdicts(
+    cases: &[Case],
+    options: &RunOptions,
+    subjects: &[Option<Mutant>],
+) -> Vec<BTreeMap<String, Verdict>> {
+    let groups = profile_groups(cases, &options.filters);
+    let tasks: Vec<_> = subjects
+        .iter()
+        .enumerate()
+        .flat_map(|(s, mutant)| {
+            groups.values().flat_map(move |(profile, group)| {
+                group
+                    .chunks(CHUNK)
+                    .map(move |chunk| (s, Target::InProcess(*mutant, *profile), chunk))
+            })
+        })
+        .collect();
+    let run = || {
+        crate::parallel::map(&tasks, |(s, target, chunk)| {
+            let results = run_pool(chunk, target, 1, options.deadline).results;
+            // Only the verdicts are kept: not every mutant's requests and answers.
+            let verdicts: Vec<_> = results.into_iter().map(|r| (r.id, r.verdict)).collect();
+            (*s, verdicts)
+        })
+    };
+    // `-j N`: a pool of N threads. Without one (or when its threads
+    // cannot start), rayon's global pool, or this thread alone.
+    let pool = (options.jobs > 0)
+        .then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(options.jobs)
+                .build()
+                .ok()
+        })
+        .flatten();
+    let done = match pool {
+        Some(pool) => pool.install(run),
+        None => run(),
+    };
+    let mut out = vec![BTreeMap::new(); subjects.len()];
+    for (s, verdicts) in done {
+        out[s].extend(verdicts);
+    }
+    out
+}
+
 /// Runs `cases` (after `options.filters`) under the reference and under
 /// every mutant.
 pub fn kills(cases: &[Case], options: &RunOptions) -> Kills {
-    let verdicts = |mutant: Option<Mutant>| -> BTreeMap<String, Verdict> {
-        run_per_profile(cases, options, &|profile| {
-            Target::InProcess(mutant, *profile)
-        })
-        .results
-        .into_iter()
-        .map(|r| (r.id, r.verdict))
-        .collect()
-    };
-    let reference = verdicts(None);
+    let subjects: Vec<Option<Mutant>> = std::iter::once(None)
+        .chain(Mutant::ALL.iter().copied().map(Some))
+        .collect();
+    let mut all = verdicts(cases, options, &subjects).into_iter();
+    let reference = all.next().expect("the reference is the first subject");
     let mut out = Kills {
         cases: reference.keys().cloned().collect(),
         ..Kills::default()
@@ -52,9 +108,9 @@ pub fn kills(cases: &[Case], options: &RunOptions) -> Kills {
         }
         out.by_case.insert(id.clone(), Vec::new());
     }
-    for &mutant in Mutant::ALL {
+    for (&mutant, verdicts) in Mutant::ALL.iter().zip(all) {
         let mut killers = Vec::new();
-        for (id, verdict) in verdicts(Some(mutant)) {
+        for (id, verdict) in verdicts {
             let failed = matches!(verdict, Verdict::Fail(_) | Verdict::Error(_));
             if failed && reference.get(&id).is_some_and(Verdict::is_pass) {
                 out.by_case.entry(id.clone()).or_default().push(mutant);

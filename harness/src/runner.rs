@@ -54,9 +54,13 @@ pub struct RunOutcome {
 
 /// Runs the selected cases and checks that every one of them ended once.
 pub fn run(cases: &[Case], connect: &dyn Connect, options: &RunOptions) -> RunOutcome {
-    let chosen = select(cases, &options.filters);
+    run_chosen(&select(cases, &options.filters), connect, options)
+}
+
+/// Runs `chosen` (already selected: `options.filters` are not applied).
+fn run_chosen(chosen: &[&Case], connect: &dyn Connect, options: &RunOptions) -> RunOutcome {
     let started = Instant::now();
-    let pool = run_pool(&chosen, connect, options.jobs(), options.deadline);
+    let pool = run_pool(chosen, connect, options.jobs(), options.deadline);
     let elapsed = started.elapsed();
     // Every implementation is gone: whatever is left under rbv is an orphan.
     crate::adapter::interrupt::reap_orphans(Duration::from_millis(200));
@@ -87,6 +91,26 @@ fn reference_values(case: &Case) -> BTreeMap<String, serde_json::Value> {
         .collect()
 }
 
+/// The cases `filters` select, grouped by the profile the built-in
+/// reference runs them with (keyed by the profile's text), each group in
+/// the order of `cases`.
+pub fn profile_groups<'a>(
+    cases: &'a [Case],
+    filters: &[String],
+) -> BTreeMap<String, (Profile, Vec<&'a Case>)> {
+    let mut groups: BTreeMap<String, (Profile, Vec<&Case>)> = BTreeMap::new();
+    for case in select(cases, filters) {
+        // The loader has checked every condition against the catalogue.
+        let profile = Profile::from_values(&reference_values(case)).unwrap_or_default();
+        groups
+            .entry(profile.to_string())
+            .or_insert_with(|| (profile, Vec::new()))
+            .1
+            .push(case);
+    }
+    groups
+}
+
 /// Runs the built-in reference once per profile the selected cases ask
 /// for: each case runs against `target_for` its effective profile (the
 /// default, overridden by the case's `profile:` conditions). The results
@@ -96,21 +120,7 @@ pub fn run_per_profile(
     options: &RunOptions,
     target_for: &dyn Fn(&Profile) -> Target,
 ) -> RunOutcome {
-    let mut groups: BTreeMap<String, (Profile, Vec<Case>)> = BTreeMap::new();
-    for case in select(cases, &options.filters) {
-        // The loader has checked every condition against the catalogue.
-        let profile = Profile::from_values(&reference_values(case)).unwrap_or_default();
-        groups
-            .entry(profile.to_string())
-            .or_insert_with(|| (profile, Vec::new()))
-            .1
-            .push(case.clone());
-    }
-    let all = RunOptions {
-        filters: Vec::new(),
-        jobs: options.jobs,
-        deadline: options.deadline,
-    };
+    let groups = profile_groups(cases, &options.filters);
     let default = Profile::default().to_string();
     let mut merged = RunOutcome {
         results: Vec::new(),
@@ -122,7 +132,7 @@ pub fn run_per_profile(
     let mut identities = Vec::new();
     for (key, (profile, group)) in &groups {
         let target = target_for(profile);
-        let outcome = run(group, &target, &all);
+        let outcome = run_chosen(group, &target, options);
         identities.push((*key == default, outcome.identity));
         targets.push(target.describe());
         merged.results.extend(outcome.results);

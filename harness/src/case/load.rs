@@ -248,8 +248,11 @@ pub fn load_files(files: &[(String, String)]) -> Result<Suite, Vec<LoadError>> {
     // every case that uses it.
     let mut catalogue_ok = true;
     let mut broken = BTreeSet::new();
-    for (path, src) in files {
-        match parse_yaml(path, src) {
+    // Parsing is most of a load and each file is parsed on its own: in
+    // parallel, collected in file order (BENCHMARKS.md, "Parallel corpus work").
+    let results = crate::parallel::map(files, |(path, src)| parse_yaml(path, src));
+    for ((path, src), result) in files.iter().zip(results) {
+        match result {
             Ok(docs) => parsed.push((path.as_str(), src.as_str(), docs)),
             Err(e) => {
                 catalogue_ok &= path != CATALOGUE;
@@ -312,65 +315,35 @@ pub fn load_files(files: &[(String, String)]) -> Result<Suite, Vec<LoadError>> {
     let catalogue_ref = catalogue_ok.then_some(&catalogue);
     let mut cases: Vec<Case> = Vec::new();
     let mut seen: BTreeMap<String, Origin> = BTreeMap::new();
-    for (path, src, docs) in &parsed {
-        if *path == CATALOGUE || fixture_name(path).is_some() {
-            continue;
-        }
-        for doc in docs {
-            let built = if doc.get("table").is_some() {
-                match expand::expand(doc) {
-                    Ok(rows) => rows
-                        .into_iter()
-                        .map(|row| {
-                            let origin = Origin {
-                                file: path.to_string(),
-                                line: row.line,
-                                row: Some(row.row),
-                            };
-                            build_case(catalogue_ref, &ctx, &row.node, origin)
-                                .map_err(|e| (e, row.prefix, row.node.pos))
-                        })
-                        .collect::<Vec<_>>(),
-                    Err(e) => vec![Err((e, String::new(), doc.pos))],
-                }
-            } else if doc.get("id").is_some() {
-                let origin = Origin {
-                    file: path.to_string(),
-                    line: doc.pos.line,
-                    row: None,
-                };
-                vec![build_case(catalogue_ref, &ctx, doc, origin)
-                    .map_err(|e| (e, String::new(), doc.pos))]
-            } else {
-                vec![Err((
-                    NodeError::at(
-                        doc.pos,
-                        "a document is a case (with `id`) or a table (with `table`)",
-                    ),
-                    String::new(),
-                    doc.pos,
-                ))]
-            };
-            for result in built {
-                match result {
-                    Ok(case) => match seen.get(&case.id) {
-                        Some(first) => errors.push(LoadError::new(
-                            path,
-                            src,
-                            Pos {
-                                line: case.origin.line,
-                                column: 1,
-                            },
-                            format!("duplicate case id `{}` (first defined at {first})", case.id),
-                        )),
-                        None => {
-                            seen.insert(case.id.clone(), case.origin.clone());
-                            cases.push(case);
-                        }
-                    },
-                    Err((e, prefix, fallback)) => {
-                        errors.push(LoadError::from_node(path, src, fallback, &prefix, e))
+    // Expanding and building each file's cases is independent of the other
+    // files: in parallel, then the duplicate ids and the errors in file order.
+    let case_files: Vec<_> = parsed
+        .iter()
+        .filter(|(path, _, _)| *path != CATALOGUE && fixture_name(path).is_none())
+        .collect();
+    let built = crate::parallel::map(&case_files, |(path, src, docs)| {
+        (*path, *src, build_file(catalogue_ref, &ctx, path, docs))
+    });
+    for (path, src, results) in built {
+        for result in results {
+            match result {
+                Ok(case) => match seen.get(&case.id) {
+                    Some(first) => errors.push(LoadError::new(
+                        path,
+                        src,
+                        Pos {
+                            line: case.origin.line,
+                            column: 1,
+                        },
+                        format!("duplicate case id `{}` (first defined at {first})", case.id),
+                    )),
+                    None => {
+                        seen.insert(case.id.clone(), case.origin.clone());
+                        cases.push(case);
                     }
+                },
+                Err((e, prefix, fallback)) => {
+                    errors.push(LoadError::from_node(path, src, fallback, &prefix, e))
                 }
             }
         }
@@ -383,6 +356,55 @@ pub fn load_files(files: &[(String, String)]) -> Result<Suite, Vec<LoadError>> {
         errors.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
         Err(errors)
     }
+}
+
+/// A case, or why a document or a table row is not one (with the prefix
+/// naming the row, and the position to fall back on).
+type Built = Result<Case, (NodeError, String, Pos)>;
+
+/// The cases of one case file's documents, in document and row order.
+fn build_file(
+    catalogue: Option<&Catalogue>,
+    ctx: &StepCtx,
+    path: &str,
+    docs: &[Node],
+) -> Vec<Built> {
+    let mut built = Vec::new();
+    for doc in docs {
+        if doc.get("table").is_some() {
+            match expand::expand(doc) {
+                Ok(rows) => built.extend(rows.into_iter().map(|row| {
+                    let origin = Origin {
+                        file: path.to_owned(),
+                        line: row.line,
+                        row: Some(row.row),
+                    };
+                    build_case(catalogue, ctx, &row.node, origin)
+                        .map_err(|e| (e, row.prefix, row.node.pos))
+                })),
+                Err(e) => built.push(Err((e, String::new(), doc.pos))),
+            }
+        } else if doc.get("id").is_some() {
+            let origin = Origin {
+                file: path.to_owned(),
+                line: doc.pos.line,
+                row: None,
+            };
+            built.push(
+                build_case(catalogue, ctx, doc, origin).map_err(|e| (e, String::new(), doc.pos)),
+            );
+        } else {
+            built.push(Err((
+                NodeError::at(
+                    doc.pos,
+                    "a document is a case (with `id`) or a table (with `table`)",
+                ),
+                String::new(),
+                doc.pos,
+            )));
+        }
+    }
+    built
 }
 
 fn fixture_name(path: &str) -> Option<&str> {

@@ -28,7 +28,8 @@ pub struct RunArgs {
     /// Run only cases whose id contains PATTERN (repeatable; any matches).
     #[arg(long, value_name = "PATTERN")]
     pub filter: Vec<String>,
-    /// Workers (persistent children); default: one per core.
+    /// Workers (persistent children; with --all-mutants, threads); default:
+    /// one per core.
     #[arg(
         long,
         short = 'j',
