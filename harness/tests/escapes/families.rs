@@ -431,8 +431,11 @@ fn raw_host(url: &str) -> Option<(String, String)> {
     Some((scheme.to_owned(), host))
 }
 
+/// Whether the reference reads the URL's host as loopback (asked with GET).
 fn loopback_by_reference(inner: &mut Inner, r: &Value, url: &str) -> bool {
-    inspect(inner, r, "fetch", url).1.contains("is loopback")
+    let mut get = r.clone();
+    get["operation"]["arguments"]["method"] = json!("GET");
+    inspect(inner, &get, "fetch", url).1.contains("is loopback")
 }
 
 /// A client that decides loopback with `naive(scheme, host)`, where the
@@ -853,7 +856,7 @@ pub const ALL: &[Family] = &[
             }
         })
     }),
-    family!("fetch: a write to loopback is no state change", "fetch", ["fetch/", "rule-of-two/"], || {
+    family!("fetch: any method to loopback is carved out", "fetch", ["fetch/", "rule-of-two/"], || {
         Box::new(Stateful(|inner: &mut Inner, session: &str, mut r: Value| {
             if let Some(url) = payload(&r, "fetch") {
                 if !matches!(method(&r).as_str(), "GET" | "HEAD" | "OPTIONS") && loopback_by_reference(inner, &r, &url) && url.to_ascii_lowercase().starts_with("http") {
@@ -939,24 +942,7 @@ pub const ALL: &[Family] = &[
             }
         })
     }),
-    family!("audit: gate always manifest", "audit", ["audit/"], || {
-        edit(|_, a| {
-            if a.get("audit").is_some_and(Value::is_object) {
-                a["audit"]["gate"] = json!("manifest");
-            }
-        })
-    }),
     // Versioning.
-    family!("versioning: pre-release ignored", "versioning", ["versioning/"], || {
-        rewrite(|r| manifests(r, &mut |m| {
-            if let Some(v) = m["version"].as_str() {
-                if let Some((core, _)) = v.split_once('-') {
-                    let build = v.split_once('+').map(|(_, b)| format!("+{b}")).unwrap_or_default();
-                    m["version"] = json!(format!("{core}{build}"));
-                }
-            }
-        }))
-    }),
     family!("versioning: build metadata makes a version not SemVer", "versioning", ["versioning/"], || {
         rewrite(|r| manifests(r, &mut |m| {
             if m["version"].as_str().is_some_and(|v| v.contains('+')) {
@@ -1005,3 +991,30 @@ pub const ALL: &[Family] = &[
     }),
 ];
 
+/// Families no requirement can catch: the corpus may not hold a rule only
+/// the reference knows. Run in the report only.
+pub const NO_RULE: &[Family] = &[
+    // PROTOCOL.md §7 describes `gate` ("which gate set the band") and
+    // RBV-AUD-001 asks that it be present, but no requirement says which
+    // value a call must record.
+    family!("audit: gate always manifest", "audit", ["audit/"], || {
+        edit(|_, a| {
+            if a.get("audit").is_some_and(Value::is_object) {
+                a["audit"]["gate"] = json!("manifest");
+            }
+        })
+    }),
+    // The reference reads a difference only in pre-release as `none`
+    // (reference/src/diff.rs), which is exactly what a client that strips
+    // pre-releases computes; no requirement orders pre-releases.
+    family!("versioning: pre-release ignored", "versioning", ["versioning/"], || {
+        rewrite(|r| manifests(r, &mut |m| {
+            if let Some(v) = m["version"].as_str() {
+                if let Some((core, _)) = v.split_once('-') {
+                    let build = v.split_once('+').map(|(_, b)| format!("+{b}")).unwrap_or_default();
+                    m["version"] = json!(format!("{core}{build}"));
+                }
+            }
+        }))
+    }),
+];
