@@ -618,7 +618,7 @@ pub const ALL: &[Family] = &[
     family!("duplicate entries: the last wins", "manifest", ["manifest/"], || {
         rewrite(|r| entries(r, |ops| dedupe(ops, |_, _| true)))
     }),
-    family!("duplicate entries: band names compared as strings", "manifest", ["manifest/"], || {
+    family!("duplicate entries: band names compared as strings", "manifest", ["manifest/", "regressions/manifest/"], || {
         rewrite(|r| entries(r, |ops| dedupe(ops, |k, e| {
             let b = |v: &Value| v.get("band").and_then(Value::as_str).unwrap_or("").to_owned();
             b(e) > b(k)
@@ -816,7 +816,7 @@ pub const ALL: &[Family] = &[
             P.is_match(c).then(|| P.replace_all(c, "/dev/null").into_owned())
         })
     }),
-    family!("shell: a newline does not separate commands", "shell", ["shell/"], || {
+    family!("shell: a newline does not separate commands", "shell", ["shell/", "bypass/inline/"], || {
         blind("shell", |c| c.contains('\n').then(|| c.split('\n').next().unwrap_or("").to_owned()))
     }),
     family!("shell: all double-quoted text is data", "shell", ["shell/"], || {
@@ -888,18 +888,6 @@ pub const ALL: &[Family] = &[
             }
             inner.call(session, &r)
         }))
-    }),
-    family!("fetch: the host of a file: URL ignored", "fetch", ["fetch/"], || {
-        rewrite(|r| {
-            if let Some(u) = payload(r, "fetch") {
-                if let Some(rest) = u.strip_prefix("file://") {
-                    if !rest.starts_with('/') && !rest.to_ascii_lowercase().starts_with("localhost/") {
-                        let path = rest.find('/').map(|i| &rest[i..]).unwrap_or("/");
-                        set_payload(r, "fetch", format!("file://{path}"));
-                    }
-                }
-            }
-        })
     }),
     family!("fetch: 0.0.0.0 and [::] are loopback", "fetch", ["fetch/"], || {
         rewrite(|r| {
@@ -991,9 +979,26 @@ pub const ALL: &[Family] = &[
     }),
 ];
 
-/// Families no requirement can catch: the corpus may not hold a rule only
-/// the reference knows. Run in the report only.
-pub const NO_RULE: &[Family] = &[
+/// Families the corpus cannot catch under the reference's profile, or
+/// that no requirement catches (the corpus may not hold a rule only the
+/// reference knows). Run in the report only.
+pub const UNGUARDED: &[Family] = &[
+    // Under the default threshold a local `file:` read escalates through
+    // Rule-of-Two (untrusted content and sensitive data) just as a share
+    // does; `fetch/scheme/escapes-threshold-3-*` catch it under threshold 3.
+    family!("fetch: the host of a file: URL ignored", "fetch", ["fetch/"], || {
+        rewrite(|r| {
+            if let Some(u) = payload(r, "fetch") {
+                if let Some(rest) = u.strip_prefix("file://") {
+                    if !rest.starts_with('/') && !rest.to_ascii_lowercase().starts_with("localhost/") {
+                        let path = rest.find('/').map(|i| &rest[i..]).unwrap_or("/");
+                        set_payload(r, "fetch", format!("file://{path}"));
+                    }
+                }
+            }
+        })
+    }),
+
     // PROTOCOL.md §7 describes `gate` ("which gate set the band") and
     // RBV-AUD-001 asks that it be present, but no requirement says which
     // value a call must record.
