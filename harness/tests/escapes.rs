@@ -33,7 +33,11 @@ fn every_unplanted_bug_family_fails_at_least_two_cases() {
     let suite = case::load_dir(&root).unwrap_or_else(|e| panic!("{e:?}"));
     let start = std::time::Instant::now();
     let cases: Vec<&Case> = suite.cases.iter().filter(|c| passes_reference(c)).collect();
-    eprintln!("{} cases pass the reference in {:?}", cases.len(), start.elapsed());
+    eprintln!(
+        "{} cases pass the reference in {:?}",
+        cases.len(),
+        start.elapsed()
+    );
     let report = std::env::var_os("ESCAPES_REPORT").is_some();
     let only = std::env::var("ESCAPES_ONLY").ok();
     let mut weak = Vec::new();
@@ -81,5 +85,9 @@ fn every_unplanted_bug_family_fails_at_least_two_cases() {
             weak.push(format!("{} ({}): {:?}", family.name, family.area, failing));
         }
     }
-    assert!(weak.is_empty(), "families the corpus barely sees:\n{}", weak.join("\n"));
+    assert!(
+        weak.is_empty(),
+        "families the corpus barely sees:\n{}",
+        weak.join("\n")
+    );
 }

@@ -117,16 +117,18 @@ pub fn pct(s: &str) -> String {
 /// payload: when the reference reads the view as harmless, so does the
 /// client, whatever the payload really does.
 pub fn blind(kind: &'static str, view: fn(&str) -> Option<String>) -> Box<dyn Bug> {
-    Box::new(Stateful(move |inner: &mut Inner, session: &str, mut r: Value| {
-        if let Some(text) = payload(&r, kind) {
-            if let Some(v) = view(&text) {
-                if v != text && reads(inner, &r, kind, &v) {
-                    set_payload(&mut r, kind, disguised_read(kind, &text));
+    Box::new(Stateful(
+        move |inner: &mut Inner, session: &str, mut r: Value| {
+            if let Some(text) = payload(&r, kind) {
+                if let Some(v) = view(&text) {
+                    if v != text && reads(inner, &r, kind, &v) {
+                        set_payload(&mut r, kind, disguised_read(kind, &text));
+                    }
                 }
             }
-        }
-        inner.call(session, &r)
-    }))
+            inner.call(session, &r)
+        },
+    ))
 }
 
 pub fn rewrite(f: fn(&mut Value)) -> Box<dyn Bug> {
@@ -158,7 +160,8 @@ pub fn restate(r: &Value, a: &mut Value, band: &str, deny: bool) {
     }
     if type_of(a) == "invocation" {
         let redeemed = r.get("token").is_some()
-            && a.pointer("/audit/authorized_by").is_some_and(|v| !v.is_null());
+            && a.pointer("/audit/authorized_by")
+                .is_some_and(|v| !v.is_null());
         a["allowed"] = json!(!deny && (band != "escalate" || redeemed));
     }
 }
@@ -246,10 +249,11 @@ pub fn semver(v: &Value) -> Option<(u64, u64, u64)> {
 /// Whether a diff lowers a floor or drops a declaration.
 pub fn lowers(a: &Value, drops: bool) -> bool {
     a["changes"].as_array().is_some_and(|cs| {
-        cs.iter().any(|c| match (c["old"].as_str(), c["new"].as_str()) {
-            (Some(o), Some(n)) => rank(n) < rank(o),
-            (Some(_), None) => drops,
-            _ => false,
-        })
+        cs.iter()
+            .any(|c| match (c["old"].as_str(), c["new"].as_str()) {
+                (Some(o), Some(n)) => rank(n) < rank(o),
+                (Some(_), None) => drops,
+                _ => false,
+            })
     })
 }
