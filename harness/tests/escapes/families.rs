@@ -1425,6 +1425,13 @@ pub const ALL: &[Family] = &[
             }
         })
     }),
+    family!("audit: gate always manifest", "audit", ["audit/"], || {
+        edit(|_, a| {
+            if a.get("audit").is_some_and(Value::is_object) {
+                a["audit"]["gate"] = json!("manifest");
+            }
+        })
+    }),
     // Versioning.
     family!(
         "versioning: build metadata makes a version not SemVer",
@@ -1538,16 +1545,6 @@ pub const UNGUARDED: &[Family] = &[
             })
         }
     ),
-    // PROTOCOL.md §7 describes `gate` ("which gate set the band") and
-    // RBV-AUD-001 asks that it be present, but no requirement says which
-    // value a call must record.
-    family!("audit: gate always manifest", "audit", ["audit/"], || {
-        edit(|_, a| {
-            if a.get("audit").is_some_and(Value::is_object) {
-                a["audit"]["gate"] = json!("manifest");
-            }
-        })
-    }),
     // The reference reads a difference only in pre-release as `none`
     // (reference/src/diff.rs), which is exactly what a client that strips
     // pre-releases computes; no requirement orders pre-releases.
