@@ -379,25 +379,24 @@ fn cte_bodies(sql: &str) -> Option<String> {
     }
     let mut depth = 0i32;
     let mut quoted = false;
-    let mut last_close = None;
     for (i, c) in sql.char_indices() {
         match c {
             '\'' => quoted = !quoted,
             '(' if !quoted => depth += 1,
             ')' if !quoted => {
                 depth -= 1;
-                if depth == 0 {
-                    last_close = Some(i);
+                // The CTE list ends at a closing parenthesis not followed by
+                // a comma: the main statement starts there.
+                if depth == 0 && !sql[i + 1..].trim_start().starts_with(',') {
+                    let main = first_word(&sql[i + 1..]);
+                    return matches!(main.as_str(), "INSERT" | "UPDATE" | "DELETE" | "MERGE")
+                        .then(|| format!("{} SELECT 1", &sql[..=i]));
                 }
             }
             _ => {}
         }
     }
-    let end = last_close?;
-    let rest = &sql[end + 1..];
-    let main = first_word(rest);
-    matches!(main.as_str(), "INSERT" | "UPDATE" | "DELETE" | "MERGE")
-        .then(|| format!("{} SELECT 1", &sql[..=end]))
+    None
 }
 
 // ------------------------------------------------------------------ shell
