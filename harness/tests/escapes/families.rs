@@ -646,7 +646,13 @@ pub const ALL: &[Family] = &[
     family!(
         "policy floors compare band names as strings",
         "policy",
-        ["manifest/", "audit/", "critical-floor/"],
+        [
+            "manifest/policy-paths/",
+            "manifest/effective/",
+            "manifest/contributor-pairs/",
+            "audit/",
+            "critical-floor/"
+        ],
         || {
             policy_bug(false, floors_only, |p, op, band| {
                 floor_of(p, op).map(|f| {
@@ -665,7 +671,13 @@ pub const ALL: &[Family] = &[
     family!(
         "policy floor sets the band instead of raising it",
         "policy",
-        ["manifest/", "audit/", "critical-floor/"],
+        [
+            "manifest/policy-paths/",
+            "manifest/effective/",
+            "manifest/contributor-pairs/",
+            "audit/",
+            "critical-floor/"
+        ],
         || {
             policy_bug(false, floors_only, |p, op, _| {
                 floor_of(p, op).map(|f| (f, false))
@@ -675,7 +687,13 @@ pub const ALL: &[Family] = &[
     family!(
         "policy ignored for the client's own tools",
         "policy",
-        ["manifest/", "audit/", "critical-floor/"],
+        [
+            "manifest/policy-paths/",
+            "manifest/effective/",
+            "manifest/contributor-pairs/",
+            "audit/",
+            "critical-floor/"
+        ],
         || {
             rewrite(|r| {
                 if type_of(r) == "set_policy" {
@@ -692,7 +710,13 @@ pub const ALL: &[Family] = &[
     family!(
         "set_policy replaces the session's policy",
         "policy",
-        ["manifest/", "audit/", "critical-floor/"],
+        [
+            "manifest/policy-paths/",
+            "manifest/effective/",
+            "manifest/contributor-pairs/",
+            "audit/",
+            "critical-floor/"
+        ],
         || {
             policy_bug(true, nothing, |p, op, band| {
                 if p.critical.iter().any(|c| c == op) {
@@ -707,7 +731,7 @@ pub const ALL: &[Family] = &[
     family!(
         "floors read from the session's first policy only",
         "policy",
-        ["manifest/", "critical-floor/"],
+        ["manifest/policy-paths/"],
         || {
             let mut seen: HashSet<String> = HashSet::new();
             Box::new(Stateful(
@@ -927,13 +951,13 @@ pub const ALL: &[Family] = &[
     family!(
         "Rule-of-Two escalates only at 3 (off by one)",
         "rule-of-two",
-        ["rule-of-two/", "fetch/", "manifest/"],
+        ["rule-of-two/"],
         || { Box::new(Claims("rule_of_two_threshold", "3")) }
     ),
     family!(
         "events of named sessions dropped",
         "rule-of-two",
-        ["rule-of-two/", "bypass/", "manifest/"],
+        ["rule-of-two/"],
         || {
             Box::new(Stateful(|inner: &mut Inner, session: &str, r: Value| {
                 if type_of(&r) == "record_event" && !session.contains('-') {
@@ -946,7 +970,7 @@ pub const ALL: &[Family] = &[
     family!(
         "reset_session keeps the Rule-of-Two events",
         "rule-of-two",
-        ["rule-of-two/", "manifest/", "tokens/"],
+        ["rule-of-two/"],
         || {
             let mut events: HashMap<String, Vec<Value>> = HashMap::new();
             Box::new(Stateful(
@@ -971,7 +995,7 @@ pub const ALL: &[Family] = &[
     family!(
         "invocations do not count for Rule-of-Two",
         "rule-of-two",
-        ["rule-of-two/", "fetch/", "shell/", "sql/"],
+        ["rule-of-two/", "shell/build/", "shell/sensitive/"],
         || {
             Box::new(Stateful(|inner: &mut Inner, session: &str, r: Value| {
                 if type_of(&r) != "invoke" || r.get("token").is_some() {
@@ -999,7 +1023,7 @@ pub const ALL: &[Family] = &[
     family!(
         "evaluate records the call it evaluates",
         "rule-of-two",
-        ["rule-of-two/", "fetch/", "shell/", "sql/", "manifest/"],
+        ["rule-of-two/"],
         || {
             Box::new(Stateful(|inner: &mut Inner, session: &str, r: Value| {
                 let a = inner.call(session, &r);
