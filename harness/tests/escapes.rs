@@ -1,0 +1,97 @@
+//! Issue 12: realistic client bugs nobody planted, each simulated as a
+//! proxy over the in-process reference (`escapes/proxy.rs`), run against
+//! the whole corpus. Every family must fail at least two cases that pass
+//! the reference, so that the suite cannot silently lose the power to see
+//! it. `ESCAPES_REPORT=1` runs every family (also the unguarded ones)
+//! against the whole corpus and prints how many cases fail it;
+//! `ESCAPES_ONLY=TEXT` runs the families whose name contains TEXT.
+
+#[path = "escapes/families.rs"]
+mod families;
+#[path = "escapes/help.rs"]
+mod help;
+#[path = "escapes/proxy.rs"]
+mod proxy;
+
+use proxy::{Correct, Proxy};
+use rbv::case::{self, Case};
+use rbv::verdict::Verdict;
+
+fn passes_reference(c: &Case) -> bool {
+    let v = case::execute(c, &mut Proxy::new(Box::new(Correct)), "0-1").verdict;
+    match v {
+        Verdict::Pass => true,
+        Verdict::Skip { .. } => false,
+        other => panic!("{} does not pass the reference: {other:?}", c.id),
+    }
+}
+
+#[test]
+fn every_unplanted_bug_family_fails_at_least_two_cases() {
+    // `ESCAPES_CASES=DIR` measures another corpus (an older one, say).
+    let root = std::env::var_os("ESCAPES_CASES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases"));
+    if !root.join(case::CATALOGUE).exists() {
+        return;
+    }
+    let suite = case::load_dir(&root).unwrap_or_else(|e| panic!("{e:?}"));
+    let start = std::time::Instant::now();
+    let cases: Vec<&Case> = suite.cases.iter().filter(|c| passes_reference(c)).collect();
+    eprintln!(
+        "{} cases pass the reference in {:?}",
+        cases.len(),
+        start.elapsed()
+    );
+    let report = std::env::var_os("ESCAPES_REPORT").is_some();
+    let only = std::env::var("ESCAPES_ONLY").ok();
+    let mut weak = Vec::new();
+    let all = families::ALL.iter().map(|f| (f, true));
+    let unguarded = families::UNGUARDED.iter().map(|f| (f, false));
+    for (family, guarded) in all.chain(unguarded.filter(|_| report)) {
+        if only.as_deref().is_some_and(|o| !family.name.contains(o)) {
+            continue;
+        }
+        let t = std::time::Instant::now();
+        let scoped: Vec<&Case> = cases
+            .iter()
+            .copied()
+            .filter(|c| report || family.scope.iter().any(|p| c.id.starts_with(p)))
+            .collect();
+        let failing: Vec<String> = std::thread::scope(|s| {
+            let (first, second) = scoped.split_at(scoped.len() / 2);
+            let run = |part: &[&Case]| -> Vec<String> {
+                part.iter()
+                    .filter(|c| {
+                        let v = case::execute(c, &mut Proxy::new((family.make)()), "0-1").verdict;
+                        matches!(v, Verdict::Fail(_))
+                    })
+                    .map(|c| c.id.clone())
+                    .collect()
+            };
+            let a = s.spawn(move || run(first));
+            let mut b = run(second);
+            let mut all = a.join().unwrap();
+            all.append(&mut b);
+            all
+        });
+        if report {
+            eprintln!(
+                "family\t{}\t{}\t{}\t{:?}\t{:.1?}",
+                family.name,
+                family.area,
+                failing.len(),
+                &failing[..failing.len().min(4)],
+                t.elapsed()
+            );
+        }
+        if guarded && failing.len() < 2 {
+            weak.push(format!("{} ({}): {:?}", family.name, family.area, failing));
+        }
+    }
+    assert!(
+        weak.is_empty(),
+        "families the corpus barely sees:\n{}",
+        weak.join("\n")
+    );
+}
