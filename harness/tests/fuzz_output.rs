@@ -63,20 +63,35 @@ fn findings_are_deduplicated_capped_and_promotable_after_a_fix() {
     ]);
     let shown = text(&out);
     assert_eq!(out.status.code(), Some(1), "{shown}");
-    // Distinct by family and reason, each with its count; only two kept.
+    // Distinct by their shrunk case, each with its count, one bug (family
+    // and reason) shrunk a bounded number of times; only two kept.
     let summary: Vec<&str> = shown.lines().filter(|l| l.starts_with("#   ")).collect();
     assert!(summary.len() > 2, "{shown}");
-    let mut keys: Vec<(&str, &str)> = summary
+    let fields: Vec<Vec<&str>> = summary
         .iter()
-        .map(|l| {
-            let w: Vec<&str> = l.split_whitespace().collect();
-            (w[1], w[2])
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let mut cases: Vec<(&str, &str, &str)> = fields
+        .iter()
+        .map(|w| {
+            assert_eq!(w[4], "case", "{shown}");
+            (w[1], w[2], w[5])
         })
         .collect();
-    let all = keys.len();
-    keys.sort_unstable();
-    keys.dedup();
-    assert_eq!(keys.len(), all, "one line per family and reason:\n{shown}");
+    let all = cases.len();
+    cases.sort_unstable();
+    cases.dedup();
+    assert_eq!(cases.len(), all, "one line per shrunk case:\n{shown}");
+    let mut per_bug = std::collections::BTreeMap::new();
+    for (family, reason, _) in &cases {
+        *per_bug.entry((family, reason)).or_insert(0u32) += 1;
+    }
+    assert!(
+        per_bug
+            .values()
+            .all(|&n| n <= rbv::fuzz::driver::SHRINKS_PER_BUG),
+        "{shown}"
+    );
     let counted: u64 = summary
         .iter()
         .filter_map(|l| {

@@ -172,7 +172,9 @@ export function serve(peer) {
       // lower a band, and here they change nothing.
       if (type === "record_event") return { id, session, type: "ack" };
       if (type === "set_policy") {
-        if (msg.critical !== undefined) {
+        // An empty list asks for no critical floor: floors alone are the
+        // base protocol every implementation answers.
+        if (msg.critical !== undefined && !(Array.isArray(msg.critical) && msg.critical.length === 0)) {
           return { id, session, type: "unsupported", message: `${peer.implementation.name} has no critical floor` };
         }
         floors.set(session, { ...floors.get(session), ...checkFloors(msg.floors) });

@@ -122,7 +122,9 @@ class Adapter:
         self.floors: dict[str, dict[str, str]] = {}
 
     def set_policy(self, session: str, msg: dict) -> dict:
-        if "critical" in msg:
+        # An empty list asks for no critical floor: floors alone are the
+        # base protocol every implementation answers.
+        if msg.get("critical", []) != []:
             return {"type": "unsupported", "message": f"{NAME} has no critical floor"}
         floors = msg.get("floors", {})
         if not isinstance(floors, dict) or any(b not in BANDS for b in floors.values()):

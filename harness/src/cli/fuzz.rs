@@ -321,8 +321,9 @@ fn recorded_case(artifact: &std::path::Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// One line per distinct finding (family, rule, direction, count), the
-/// ones past `shown` marked as not kept.
+/// One line per distinct finding (family, rule, direction, the short
+/// signature of its shrunk case, count), the ones past `shown` marked as
+/// not kept.
 fn summary(found: &[crate::fuzz::driver::Found], shown: usize) -> String {
     let mut out = format!("# {} distinct finding(s):\n", found.len());
     for (i, f) in found.iter().enumerate() {
@@ -332,8 +333,12 @@ fn summary(found: &[crate::fuzz::driver::Found], shown: usize) -> String {
         } else {
             "  (not kept: --max-findings)"
         };
+        let case: String = f.signature[..4]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         out.push_str(&format!(
-            "#   {family:<28} {requirement:<12} {:<9} x{}{kept}\n",
+            "#   {family:<28} {requirement:<12} {:<9} case {case} x{}{kept}\n",
             match kind {
                 FailKind::Under => "unsafe",
                 FailKind::Over => "precision",
