@@ -43,7 +43,12 @@ fn runs_profile(announced: &serde_json::Value, asked: &[String]) -> bool {
         let (key, value) = flag.split_once('=').expect("KEY=VALUE");
         match announced.get(key) {
             Some(serde_json::Value::String(s)) => s == value,
-            Some(other) => other.to_string() == value,
+            Some(other) => {
+                serde_json::from_str::<serde_json::Value>(value)
+                    .ok()
+                    .as_ref()
+                    == Some(other)
+            }
             None => false,
         }
     })
