@@ -136,13 +136,8 @@ pub fn drive_with(
         subject.end_exec();
         if let Some(why) = subject.take_failure() {
             // Nothing was judged against a dead or hung implementation.
-            restarts += 1;
-            if restarts > MAX_RESTARTS {
-                died = Some(format!("failed {restarts} times; last: {why}"));
-                break;
-            }
-            if let Err(e) = subject.restart() {
-                died = Some(format!("{why}; cannot restart it: {e}"));
+            died = restart(subject, &mut restarts, &why);
+            if died.is_some() {
                 break;
             }
             continue;
@@ -155,10 +150,10 @@ pub fn drive_with(
         let bug = (finding.family.clone(), finding.requirement, finding.kind);
         let shrinks = shrunk.entry(bug.clone()).or_insert(0);
         if *shrinks >= SHRINKS_PER_BUG {
-            if let Some(first) = found.iter_mut().find(|f| {
-                let (family, requirement, kind) = f.finding.key();
-                (family, requirement, kind) == (bug.0.as_str(), bug.1, bug.2)
-            }) {
+            if let Some(first) = found
+                .iter_mut()
+                .find(|f| f.finding.key() == (bug.0.as_str(), bug.1, bug.2))
+            {
                 first.count += 1;
             }
             continue;
@@ -181,13 +176,8 @@ pub fn drive_with(
             });
         }
         if let Some(why) = small.failed {
-            restarts += 1;
-            if restarts > MAX_RESTARTS {
-                died = Some(format!("failed {restarts} times; last: {why}"));
-                break;
-            }
-            if let Err(e) = subject.restart() {
-                died = Some(format!("{why}; cannot restart it: {e}"));
+            died = restart(subject, &mut restarts, &why);
+            if died.is_some() {
                 break;
             }
         }
@@ -202,6 +192,19 @@ pub fn drive_with(
         restarts: restarts.min(MAX_RESTARTS),
         died,
     }
+}
+
+/// Starts a failed implementation again, counting the failure; why the run
+/// must stop when it failed too often or cannot be started.
+fn restart(subject: &mut dyn Subject, restarts: &mut u32, why: &str) -> Option<String> {
+    *restarts += 1;
+    if *restarts > MAX_RESTARTS {
+        return Some(format!("failed {restarts} times; last: {why}"));
+    }
+    subject
+        .restart()
+        .err()
+        .map(|e| format!("{why}; cannot restart it: {e}"))
 }
 
 /// The seed corpus of a target: seeded random inputs, plus, for the
