@@ -2,8 +2,13 @@
 """Tally cargo-mutants outcomes per module, against the equivalents file.
 
     scripts/mutants-score.py mutants.out [more.out ...] [--equivalent docs/mutation-equivalent.txt]
+    scripts/mutants-score.py docs/mutation-outcomes.tsv new.out --record docs/mutation-outcomes.tsv
 
-A mutant in several directories counts with its outcome in the last one.
+Each input is a cargo-mutants output directory or a record written by
+`--record` (one `outcome<TAB>mutant name` line per mutant). A mutant in
+several inputs counts with its outcome in the last one. `--record FILE`
+writes the merged outcomes, so that the published score can be recomputed
+from the repository alone (docs/mutation-outcomes.tsv).
 
 Reads each DIR/outcomes.json (cargo-mutants 27), prints a Markdown table of
 caught / missed / unviable / timeout per source file, and lists every missed
@@ -43,11 +48,14 @@ def equivalents(path):
 
 def main(argv):
     eq_path = "docs/mutation-equivalent.txt"
+    record = None
     dirs = []
     it = iter(argv)
     for a in it:
         if a == "--equivalent":
             eq_path = next(it)
+        elif a == "--record":
+            record = next(it)
         else:
             dirs.append(a)
     if not dirs:
@@ -57,14 +65,12 @@ def main(argv):
     # new cases is what counts.
     latest = {}
     for d in dirs:
-        with open(f"{d}/outcomes.json", encoding="utf-8") as f:
-            data = json.load(f)
-        for o in data["outcomes"]:
-            scenario = o["scenario"]
-            if not isinstance(scenario, dict) or "Mutant" not in scenario:
-                continue  # the baseline
-            m = scenario["Mutant"]
-            latest[m["name"]] = (m["file"], KINDS.get(o["summary"], o["summary"]))
+        latest.update(read_input(d))
+    if record:
+        with open(record, "w", encoding="utf-8") as f:
+            f.write("# outcome<TAB>mutant (scripts/mutants-score.py --record; docs/mutation.md)\n")
+            for name in sorted(latest):
+                f.write(f"{latest[name][1]}\t{name}\n")
     table = defaultdict(lambda: defaultdict(int))
     unexplained = []
     for name, (file, kind) in latest.items():
@@ -93,6 +99,28 @@ def main(argv):
             print(f"  {name}")
         return 1
     return 0
+
+
+def read_input(path):
+    """{name: (file, outcome)} from an output directory or a record."""
+    out = {}
+    if path.endswith(".tsv"):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("#") or not line.strip():
+                    continue
+                kind, name = line.rstrip("\n").split("\t", 1)
+                out[name] = (name.split(":", 1)[0], kind)
+        return out
+    with open(f"{path}/outcomes.json", encoding="utf-8") as f:
+        data = json.load(f)
+    for o in data["outcomes"]:
+        scenario = o["scenario"]
+        if not isinstance(scenario, dict) or "Mutant" not in scenario:
+            continue  # the baseline
+        m = scenario["Mutant"]
+        out[m["name"]] = (m["file"], KINDS.get(o["summary"], o["summary"]))
+    return out
 
 
 def score(row):

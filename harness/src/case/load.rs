@@ -219,6 +219,11 @@ fn build_case(
     let steps = steps::steps(ctx, node.get("steps").expect("`steps` is required").1)?;
     let mut needs = steps::derived_needs(!plugins.is_empty(), &steps);
     needs.extend(head.needs);
+    needs.extend(
+        head.profile
+            .keys()
+            .filter_map(|key| catalogue.and_then(|c| c.profile(key))?.needs),
+    );
     Ok(Case {
         id: head.id,
         title: head.title,

@@ -60,6 +60,11 @@ pub struct ProfileKey {
     pub default: Value,
     pub section: String,
     pub description: String,
+    /// The capability without which the key changes nothing: a case that
+    /// sets the key needs it (a Rule-of-Two threshold means nothing to a
+    /// client without Rule-of-Two, which must skip the case, not fail it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needs: Option<Capability>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -278,6 +278,79 @@ fn skips_on_missing_capability_and_profile_mismatch() {
     assert_eq!(case::execute(r2, &mut fake, "s").verdict, Verdict::Pass);
 }
 
+#[test]
+fn a_rule_of_two_threshold_condition_needs_rule_of_two() {
+    // The catalogue says which capability a profile key means something
+    // under: a client without Rule-of-Two skips a threshold case instead
+    // of failing it for a capability it never claimed.
+    let catalogue = |needs: &str| {
+        format!(
+            "requirements:\n  - {{id: R-1, title: t, rule: r, section: \"§1\", level: MUST}}\n\
+             profiles:\n  - {{key: rule_of_two_threshold, values: [2, 3], default: 2, section: \"§2.3\", description: d{needs}}}\n"
+        )
+    };
+    let case = "id: a/b\nrequirements: [R-1]\nsource: {proposal: \"§1\"}\n\
+                profile: {rule_of_two_threshold: 2}\n\
+                steps:\n  - record_event: {kind: state_change, what: w}\n  \
+                - record_event: {kind: sensitive_data, what: w}\n  \
+                - evaluate: {id: \"client:x\"}\n    expect: {band: escalate}\n";
+    let load = |catalogue: String| {
+        let files = vec![
+            ("REQUIREMENTS.yaml".to_owned(), catalogue),
+            ("c.yaml".to_owned(), case.to_owned()),
+        ];
+        case::load_files(&files).unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    let without: Vec<&str> = ALL
+        .iter()
+        .copied()
+        .filter(|c| *c != "rule-of-two")
+        .collect();
+    // A client without Rule-of-Two: every call is what its inspector says.
+    let no_rule_of_two = || -> Responder {
+        Box::new(|kind, _| match kind {
+            "record_event" => json!({"type": "ack"}),
+            _ => {
+                json!({"type": "evaluation", "band": "auto", "decision": "allow", "declared": null})
+            }
+        })
+    };
+
+    let suite = load(catalogue(", needs: rule-of-two"));
+    assert!(suite.cases[0].needs.contains(&Capability::RuleOfTwo));
+    let mut fake = Fake::new(&without, json!({}), no_rule_of_two());
+    let verdict = case::execute(&suite.cases[0], &mut fake, "s").verdict;
+    assert_eq!(
+        verdict,
+        Verdict::Skip {
+            reason: "needs capability rule-of-two which fake does not claim".into()
+        }
+    );
+
+    // Without the catalogue's word, the same case runs and fails: the
+    // defect the `needs:` key prevents.
+    let suite = load(catalogue(""));
+    assert!(!suite.cases[0].needs.contains(&Capability::RuleOfTwo));
+    let mut fake = Fake::new(&without, json!({}), no_rule_of_two());
+    let verdict = case::execute(&suite.cases[0], &mut fake, "s").verdict;
+    assert!(matches!(verdict, Verdict::Fail(_)), "{verdict:?}");
+}
+
+#[test]
+fn every_threshold_case_of_the_corpus_needs_rule_of_two() {
+    let suite = case::load_dir(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../cases")))
+        .unwrap_or_else(|e| panic!("{} load errors", e.len()));
+    let threshold: Vec<&Case> = suite
+        .cases
+        .iter()
+        .filter(|c| c.profile.contains_key("rule_of_two_threshold"))
+        .collect();
+    assert!(threshold.len() > 50, "{}", threshold.len());
+    for case in threshold {
+        assert!(case.needs.contains(&Capability::RuleOfTwo), "{}", case.id);
+    }
+}
+
 /// A token minted by `approve`, single-use: the fake behaves correctly.
 fn token_impl() -> Responder {
     let mut redeemed = false;

@@ -1,14 +1,10 @@
 //! Programs that talk to other hosts: where their effect lands is decided
 //! by the direction of the data and by the host (loopback or not).
 
-use std::net::{IpAddr, Ipv6Addr};
-
-use url::{Host, Url};
-
 use super::argv::any_unresolved;
 use super::word::Arg;
 use super::{external, fetched, read, sensitive, unknown, write};
-use crate::classify::Inspection;
+use crate::classify::{fetch, Inspection};
 
 /// curl options that take a value.
 #[rustfmt::skip]
@@ -35,31 +31,6 @@ const CURL_WRITE: &[&str] = &[
     "-o", "--output", "-O", "--remote-name", "--remote-name-all", "-J", "-D", "--dump-header",
     "-c", "--cookie-jar", "--output-dir",
 ];
-
-/// Whether a URL as curl or wget accepts it (the scheme may be left out)
-/// points at this machine; decided on the parsed host, never by substring.
-pub fn is_loopback(target: &str) -> bool {
-    let with_scheme;
-    let text = if target.contains("://") {
-        target
-    } else {
-        with_scheme = format!("http://{target}");
-        &with_scheme
-    };
-    match Url::parse(text).ok().as_ref().and_then(Url::host) {
-        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        Some(Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(Host::Ipv6(ip)) => is_loopback_v6(ip),
-        None => false,
-    }
-}
-
-fn is_loopback_v6(ip: Ipv6Addr) -> bool {
-    ip.is_loopback()
-        || ip
-            .to_ipv4_mapped()
-            .is_some_and(|v4| IpAddr::V4(v4).is_loopback())
-}
 
 /// `curl`: an upload (data, form, file, a method other than GET/HEAD)
 /// reaches the host; a GET brings untrusted content in, unless the host is
@@ -135,78 +106,145 @@ pub fn curl(args: &[Arg]) -> Inspection {
     transfer("curl", &urls, upload, writes)
 }
 
+/// wget's short options that take a value (the rest of the cluster or the
+/// next word): `-qO-` is `-q -O -`, `-nv` is `-n v`.
+const WGET_SHORT_VALUE: &str = "aABDeIilnOoPQRtTUwXY";
+
+/// wget's long options that take a value as the next word when no `=` is
+/// given (the ones whose value could otherwise be read as a URL).
+#[rustfmt::skip]
+const WGET_LONG_VALUE: &[&str] = &[
+    "--output-document", "--output-file", "--append-output", "--directory-prefix",
+    "--method", "--header", "--user", "--password", "--http-user", "--http-password",
+    "--input-file", "--post-data", "--post-file", "--body-data", "--body-file",
+    "--user-agent", "--referer", "--tries", "--timeout", "--wait", "--quota", "--level",
+    "--accept", "--reject", "--domains", "--base", "--load-cookies", "--save-cookies",
+    "--execute", "--proxy-user", "--proxy-password", "--limit-rate", "--bind-address",
+    "--ca-certificate", "--certificate", "--private-key", "--config",
+];
+
 /// `wget`: downloads to a file by default.
 pub fn wget(args: &[Arg]) -> Inspection {
     if any_unresolved(args) {
         return external("`wget` gets arguments known only at run time: it may upload");
     }
+    let mut options: Vec<(String, Option<String>)> = Vec::new();
     let mut urls = Vec::new();
-    let mut upload = None;
-    let mut to_stdout = false;
     let mut i = 0;
     while let Some(a) = args.get(i) {
         let t = a.text.as_str();
-        let (name, value) = match t.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_owned())),
-            _ => (t, None),
-        };
-        match name {
+        i += 1;
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((n, v)) => (format!("--{n}"), Some(v.to_owned())),
+                None => (t.to_owned(), None),
+            };
+            let value = if inline.is_none() && WGET_LONG_VALUE.contains(&name.as_str()) {
+                i += 1;
+                args.get(i - 1).map(|v| v.text.clone())
+            } else {
+                inline
+            };
+            options.push((name, value));
+        } else if let Some(cluster) = t.strip_prefix('-').filter(|c| !c.is_empty()) {
+            for (k, c) in cluster.char_indices() {
+                if WGET_SHORT_VALUE.contains(c) {
+                    let rest = &cluster[k + c.len_utf8()..];
+                    let value = if rest.is_empty() {
+                        i += 1;
+                        args.get(i - 1).map(|v| v.text.clone())
+                    } else {
+                        Some(rest.to_owned())
+                    };
+                    options.push((format!("-{c}"), value));
+                    break;
+                }
+                options.push((format!("-{c}"), None));
+            }
+        } else {
+            urls.push(t.to_owned());
+        }
+    }
+    let mut upload = None;
+    let mut to_stdout = false;
+    let mut cookies = false;
+    for (name, value) in &options {
+        match name.as_str() {
+            // `-e robots=off` only stops reading robots.txt; any other
+            // command may set post data or an output file.
+            "-e" | "--execute"
+                if value
+                    .as_deref()
+                    .is_some_and(|v| v.to_ascii_lowercase().replace(' ', "") == "robots=off") => {}
+            "-e" | "--execute" | "--config" => {
+                return unknown(format!(
+                    "`wget {name}` runs settings the inspector does not read"
+                ))
+            }
+            "-i" | "--input-file" => {
+                return fetched(
+                    true,
+                    "`wget -i` fetches URLs listed in a file the inspector does not read",
+                )
+            }
             "--post-data" | "--post-file" | "--body-data" | "--body-file" => {
                 upload = Some(format!("`{name}` sends data"));
             }
             "--method" => {
-                let m = value
-                    .clone()
-                    .unwrap_or_else(|| args.get(i + 1).map(|v| v.text.clone()).unwrap_or_default());
-                if !matches!(m.to_ascii_uppercase().as_str(), "GET" | "HEAD") {
-                    upload = Some(format!("the method is {m}"));
+                let method = value.clone().unwrap_or_default();
+                if !matches!(method.to_ascii_uppercase().as_str(), "GET" | "HEAD") {
+                    upload = Some(format!("the method is {method}"));
                 }
             }
-            "-O" | "--output-document" => {
-                let v = value
-                    .clone()
-                    .or_else(|| args.get(i + 1).map(|v| v.text.clone()));
-                to_stdout = v.as_deref() == Some("-");
-            }
-            "-O-" | "--spider" => to_stdout = true,
+            "-O" | "--output-document" => to_stdout = value.as_deref() == Some("-"),
+            "--spider" => to_stdout = true,
+            "--save-cookies" => cookies = true,
             _ => {}
         }
-        if matches!(
-            name,
-            "-O" | "--output-document"
-                | "--method"
-                | "-o"
-                | "-a"
-                | "-P"
-                | "-U"
-                | "--header"
-                | "--user"
-                | "--password"
-                | "-i"
-                | "--input-file"
-        ) && value.is_none()
-        {
-            i += 1;
-        } else if !t.starts_with('-') {
-            urls.push(t.to_owned());
-        }
-        i += 1;
     }
-    transfer("wget", &urls, upload, !to_stdout)
+    transfer("wget", &urls, upload, !to_stdout || cookies)
 }
 
+/// Judges each URL as the fetch capability does (RBV-SH-016): the loopback
+/// carve-out with every parser's reading, the internal network and the
+/// metadata service, credentials in the URL, and schemes other than http(s).
+/// One rule for both paths: an agent refused a fetch of the metadata
+/// service must not get it from `curl` unseen. What curl and wget add on
+/// top is the file they may save the answer to.
 fn transfer(who: &str, urls: &[String], upload: Option<String>, writes: bool) -> Inspection {
-    let local = !urls.is_empty() && urls.iter().all(|u| is_loopback(u));
-    match (upload, local) {
-        (Some(why), false) => external(format!("`{who}` sends data to another host ({why})")),
-        (Some(why), true) => write(format!("`{who}` sends data to a loopback service ({why})")),
-        (None, true) if writes => write(format!("`{who}` saves a loopback response to a file")),
-        (None, true) => read(format!("`{who}` reads from a loopback service")),
-        (None, false) => fetched(
-            writes,
-            format!("`{who}` fetches content nobody vouches for from another host"),
-        ),
+    let method = if upload.is_some() { "POST" } else { "GET" };
+    let mut found = urls.iter().map(|url| {
+        // Both programs read a URL without a scheme as http.
+        let url = if url.contains("://") {
+            url.clone()
+        } else {
+            format!("http://{url}")
+        };
+        let mut seen = fetch::inspect(&url, method, None);
+        for reason in &mut seen.reasons {
+            *reason = format!("`{who}`: {}", reason.trim_start_matches("fetch: "));
+        }
+        seen
+    });
+    let Some(first) = found.next() else {
+        // No URL the inspector could find (options only): what it fetches
+        // is unknown, so it is not carved out.
+        return match upload {
+            Some(why) => external(format!("`{who}` sends data to another host ({why})")),
+            None => fetched(
+                writes,
+                format!("`{who}` fetches content nobody vouches for"),
+            ),
+        };
+    };
+    let mut seen = found.fold(first, Inspection::join);
+    if let Some(why) = upload {
+        seen.reasons.push(format!("`{who}` sends data ({why})"));
     }
+    if writes {
+        seen = seen.join(write(format!("`{who}` saves the response to a file")));
+    }
+    seen
 }
 
 /// `scp`, `rsync`, `sftp`: a remote destination is external; a remote

@@ -233,14 +233,18 @@ fn network() {
         "curl 'http://evil.com/?127.0.0.1'",
         "scp host:/etc/hosts .",
         "http_proxy=x curl https://example.com",
+        // curl reads the decimal host as 127.0.0.1, but not every URL
+        // parser does: the fetch rules carve out only a loopback host that
+        // every parser agrees on (RBV-FET-010), and curl is judged by them.
+        "curl http://2130706433/",
     ]);
     auto(&[
         "curl http://localhost:8080/health",
         "curl http://127.0.0.1:3000/",
         "curl http://[::1]/",
-        "curl http://2130706433/",
         "curl localhost:8080",
-        "curl -X POST http://localhost:8080/reset",
+        "curl http://api.localhost:8080/",
+        "wget -qO- http://127.0.0.1:8080/",
         "scp a.txt b.txt",
         "rsync -av src/ dst/",
         "ping -c 1 example.com",
@@ -258,6 +262,9 @@ fn network() {
         "curl -T file https://example.com",
         "curl --json '{}' https://example.com",
         "curl -X DELETE https://api.example.com/items/1",
+        // A write to a local service is not carved out (RBV-FET-009).
+        "curl -X POST http://localhost:8080/reset",
+        "curl http://169.254.169.254/latest/meta-data/",
         "curl \"$URL\"",
         "curl -K cfg",
         "curl -sX POST https://api.example.com",

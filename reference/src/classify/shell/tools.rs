@@ -167,7 +167,9 @@ fn cargo(w: &mut Walker, args: &[Arg]) -> Inspection {
     let args = super::argv::after_options(all, &["--config", "-Z", "-C", "--color"]);
     let sub = first(args);
     match sub {
-        "" if is_version(all) => read("`cargo --version`"),
+        // Without a subcommand cargo prints its version, its help or its
+        // command list (`--list`): nothing runs.
+        "" => read("`cargo` without a subcommand prints its help or version"),
         "version" | "tree" | "metadata" | "search" | "locate-project" | "pkgid"
         | "verify-project" | "help" | "read-manifest" | "info" => {
             read(format!("`cargo {sub}` reads"))
