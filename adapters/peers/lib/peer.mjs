@@ -104,9 +104,63 @@ function readEnvelope(msg, line) {
   return [ok ? text : null, session];
 }
 
+// The fields of each request the adapters answer themselves, and of the
+// objects inside them (protocol/schema/requests/): anything else is an
+// unknown field, which the protocol answers with `error` (RBV-PRO-002),
+// also when the peer would answer the request `unsupported`.
+const REQUEST_FIELDS = {
+  handshake: ["protocol_version", "harness"],
+  reset_session: [],
+  record_event: ["event"],
+  set_policy: ["critical", "floors"],
+  evaluate: ["operation"],
+  invoke: ["operation", "token"],
+};
+const OPERATION_FIELDS = ["id", "plugin", "kind", "arguments", "trust", "actor", "dialect"];
+const EVENT_FIELDS = {
+  untrusted_content: ["content", "source"],
+  sensitive_data: ["what"],
+  state_change: ["what"],
+  environment: ["vars"],
+};
+const TRUST = new Set(["trusted", "untrusted"]);
+
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+function checkFields(obj, allowed, what) {
+  for (const k of Object.keys(obj)) {
+    if (!allowed.includes(k)) throw new BadRequest(`unknown field \`${k}\` in ${what}`);
+  }
+}
+
+function checkStringOrNull(obj, key, what) {
+  if (obj[key] !== undefined && obj[key] !== null && typeof obj[key] !== "string") {
+    throw new BadRequest(`\`${what}.${key}\` must be a string`);
+  }
+}
+
+/** A `record_event` event as the schema has it (the peers ignore events). */
+function checkEvent(ev) {
+  if (!isObject(ev)) throw new BadRequest("`event` must be an object");
+  const fields = typeof ev.kind === "string" && Object.hasOwn(EVENT_FIELDS, ev.kind) ? EVENT_FIELDS[ev.kind] : undefined;
+  if (fields === undefined) {
+    throw new BadRequest(`\`event.kind\` must be one of ${Object.keys(EVENT_FIELDS).join(", ")} (got ${JSON.stringify(ev.kind)})`);
+  }
+  checkFields(ev, ["kind", ...fields], "`event`");
+  for (const k of fields) if (k !== "vars") checkStringOrNull(ev, k, "event");
+  if (ev.kind === "environment" && (!isObject(ev.vars) || Object.values(ev.vars).some((v) => typeof v !== "string"))) {
+    throw new BadRequest("`event.vars` must map names to strings");
+  }
+}
+
 function checkOperation(op) {
   if (op === null || typeof op !== "object" || Array.isArray(op)) throw new BadRequest("`operation` must be an object");
+  checkFields(op, OPERATION_FIELDS, "`operation`");
   if (typeof op.id !== "string") throw new BadRequest("`operation.id` must be a string");
+  for (const k of ["plugin", "actor", "dialect"]) checkStringOrNull(op, k, "operation");
+  if (op.trust !== undefined && op.trust !== null && !TRUST.has(op.trust)) {
+    throw new BadRequest(`\`operation.trust\` must be trusted or untrusted (got ${JSON.stringify(op.trust)})`);
+  }
   const kind = op.kind ?? "tool";
   if (!KINDS.has(kind)) throw new BadRequest(`\`operation.kind\` must be one of tool, sql, shell, fetch (got ${JSON.stringify(kind)})`);
   const args = op.arguments ?? {};
@@ -152,6 +206,7 @@ export function serve(peer) {
     if (typeof msg.type !== "string") return error("bad-request", "`type` must be a string");
     const type = msg.type;
     try {
+      if (Object.hasOwn(REQUEST_FIELDS, type)) checkFields(msg, ["id", "session", "type", ...REQUEST_FIELDS[type]], "the request");
       if (type === "handshake") {
         if (msg.protocol_version !== 1) return error("protocol-version", "this adapter speaks protocol version 1");
         handshaken = true;
@@ -170,8 +225,14 @@ export function serve(peer) {
       }
       // Session events feed Rule-of-Two, which no peer has; they may never
       // lower a band, and here they change nothing.
-      if (type === "record_event") return { id, session, type: "ack" };
+      if (type === "record_event") {
+        checkEvent(msg.event);
+        return { id, session, type: "ack" };
+      }
       if (type === "set_policy") {
+        if (msg.critical !== undefined && (!Array.isArray(msg.critical) || msg.critical.some((c) => typeof c !== "string"))) {
+          throw new BadRequest("`critical` must be a list of operation ids");
+        }
         // An empty list asks for no critical floor: floors alone are the
         // base protocol every implementation answers.
         if (msg.critical !== undefined && !(Array.isArray(msg.critical) && msg.critical.length === 0)) {
@@ -182,6 +243,9 @@ export function serve(peer) {
       }
       if (type === "evaluate" || type === "invoke") {
         const [kind, args] = checkOperation(msg.operation);
+        if (type === "invoke" && msg.token !== undefined && msg.token !== null && typeof msg.token !== "string") {
+          throw new BadRequest("`token` must be a string");
+        }
         if (!peer.capabilities.includes(kind)) {
           return { id, session, type: "unsupported", message: `${peer.implementation.name} has no \`${kind}\` inspector` };
         }

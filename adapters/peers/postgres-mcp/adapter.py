@@ -65,8 +65,58 @@ BANDS = ["auto", "soft-ack", "escalate"]
 IMPLEMENTATION = {"name": NAME, "version": f"postgres-mcp@{version('postgres-mcp')} (pglast {version('pglast')})"}
 
 
+# The fields of each request the adapter answers itself, and of the objects
+# inside them (protocol/schema/requests/): anything else is an unknown
+# field, which the protocol answers with `error` (RBV-PRO-002), also when
+# the request would be answered `unsupported`.
+ENVELOPE = {"id", "session", "type"}
+REQUEST_FIELDS = {
+    "handshake": {"protocol_version", "harness"},
+    "reset_session": set(),
+    "record_event": {"event"},
+    "set_policy": {"critical", "floors"},
+    "evaluate": {"operation"},
+    "invoke": {"operation", "token"},
+}
+OPERATION_FIELDS = {"id", "plugin", "kind", "arguments", "trust", "actor", "dialect"}
+EVENT_FIELDS = {
+    "untrusted_content": {"content", "source"},
+    "sensitive_data": {"what"},
+    "state_change": {"what"},
+    "environment": {"vars"},
+}
+TRUST = {"trusted", "untrusted"}
+
+
 class BadRequest(Exception):
     pass
+
+
+def check_fields(obj: dict, allowed: set[str], what: str) -> None:
+    for k in obj:
+        if k not in allowed:
+            raise BadRequest(f"unknown field `{k}` in {what}")
+
+
+def check_str_or_null(obj: dict, key: str, what: str) -> None:
+    if obj.get(key) is not None and not isinstance(obj[key], str):
+        raise BadRequest(f"`{what}.{key}` must be a string")
+
+
+def check_event(ev: Any) -> None:
+    """A `record_event` event as the schema has it (the peer ignores events)."""
+    if not isinstance(ev, dict):
+        raise BadRequest("`event` must be an object")
+    kind = ev.get("kind")
+    if not isinstance(kind, str) or kind not in EVENT_FIELDS:
+        raise BadRequest(f"`event.kind` must be one of {', '.join(EVENT_FIELDS)} (got {json.dumps(kind)})")
+    check_fields(ev, {"kind"} | EVENT_FIELDS[kind], "`event`")
+    for k in EVENT_FIELDS[kind] - {"vars"}:
+        check_str_or_null(ev, k, "event")
+    if kind == "environment":
+        vars_ = ev.get("vars")
+        if not isinstance(vars_, dict) or not all(isinstance(v, str) for v in vars_.values()):
+            raise BadRequest("`event.vars` must map names to strings")
 
 
 def classify(sql: str) -> tuple[bool, list[str]]:
@@ -86,10 +136,21 @@ def classify(sql: str) -> tuple[bool, list[str]]:
 
 def evaluate(body: dict) -> dict:
     op = body.get("operation")
-    if not isinstance(op, dict) or not isinstance(op.get("id"), str):
-        raise BadRequest("`operation` must be an object with a string `id`")
-    kind = op.get("kind", "tool")
-    if kind not in KINDS:
+    if not isinstance(op, dict):
+        raise BadRequest("`operation` must be an object")
+    check_fields(op, OPERATION_FIELDS, "`operation`")
+    if not isinstance(op.get("id"), str):
+        raise BadRequest("`operation.id` must be a string")
+    for k in ("plugin", "actor", "dialect"):
+        check_str_or_null(op, k, "operation")
+    if op.get("trust") is not None and op["trust"] not in TRUST:
+        raise BadRequest(f"`operation.trust` must be trusted or untrusted (got {json.dumps(op['trust'])})")
+    if body["type"] == "invoke":
+        check_str_or_null(body, "token", "invoke")
+    kind = op.get("kind")
+    if kind is None:
+        kind = "tool"
+    if not isinstance(kind, str) or kind not in KINDS:
         raise BadRequest(f"`operation.kind` must be one of {sorted(KINDS)}")
     if kind != "sql":
         return {"type": "unsupported", "message": f"{NAME} has no `{kind}` inspector"}
@@ -124,7 +185,10 @@ class Adapter:
     def set_policy(self, session: str, msg: dict) -> dict:
         # An empty list asks for no critical floor: floors alone are the
         # base protocol every implementation answers.
-        if msg.get("critical", []) != []:
+        critical = msg.get("critical", [])
+        if not isinstance(critical, list) or not all(isinstance(c, str) for c in critical):
+            raise BadRequest("`critical` must be a list of operation ids")
+        if critical != []:
             return {"type": "unsupported", "message": f"{NAME} has no critical floor"}
         floors = msg.get("floors", {})
         if not isinstance(floors, dict) or any(b not in BANDS for b in floors.values()):
@@ -166,6 +230,8 @@ class Adapter:
         if not isinstance(kind, str):
             return error("bad-request", "`type` must be a string")
         try:
+            if kind in REQUEST_FIELDS:
+                check_fields(msg, ENVELOPE | REQUEST_FIELDS[kind], "the request")
             if kind == "handshake":
                 if msg.get("protocol_version") != 1:
                     return error("protocol-version", "this adapter speaks protocol version 1")
@@ -180,6 +246,7 @@ class Adapter:
                 self.floors.pop(session, None)
                 body = {"type": "ack"}
             elif kind == "record_event":
+                check_event(msg.get("event"))
                 body = {"type": "ack"}  # no Rule-of-Two here; events change nothing
             elif kind == "set_policy":
                 body = self.set_policy(session, msg)
