@@ -182,10 +182,10 @@ pub fn wget(args: &[Arg]) -> Inspection {
                 ))
             }
             "-i" | "--input-file" => {
-                return fetched(
-                    true,
+                // The URLs may be any host, the metadata service included.
+                return unknown(
                     "`wget -i` fetches URLs listed in a file the inspector does not read",
-                )
+                );
             }
             "--post-data" | "--post-file" | "--body-data" | "--body-file" => {
                 upload = Some(format!("`{name}` sends data"));
