@@ -124,7 +124,7 @@ impl RunArgs {
         config.timeout = Duration::from_millis(self.timeout);
         config.deadline = self.deadline_at;
         // Under `rbv launch`: a session of its own, killed when rbv dies.
-        config.launcher = std::env::current_exe().ok();
+        config.launcher = crate::adapter::launch::launcher();
         if self.validate_protocol {
             config.validate = Some(protocol_validator());
         }
