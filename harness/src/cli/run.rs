@@ -243,7 +243,11 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
         record.conditions = Some(args.conditions(&outcome, suite.cases.len()));
         let report = reporting::build_report(&record);
         if let Some(dir) = &args.report {
-            if let Err(e) = rbv_report::write_all(&report, dir) {
+            let written = {
+                let _unit = crate::adapter::interrupt::defer_exit();
+                rbv_report::write_all(&report, dir)
+            };
+            if let Err(e) = written {
                 // The run's results are not lost with its report.
                 super::output::emit(&text);
                 eprintln!(
