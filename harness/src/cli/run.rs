@@ -329,6 +329,33 @@ fn insert_before_summary(text: &mut String, note: &str) {
 mod tests {
     use super::*;
 
+    /// A run with no `--deadline` still ends: a hung implementation must
+    /// not hold a CI job until its own timeout kills everything.
+    #[test]
+    fn a_run_without_deadline_gets_15_minutes_and_its_help_says_so() {
+        use clap::{CommandFactory, Parser};
+        let cli = crate::cli::Cli::try_parse_from(["rbv", "run"]).expect("parses");
+        let crate::cli::Command::Run(args) = cli.command else {
+            panic!("not `run`: {:?}", cli.command);
+        };
+        assert_eq!(args.deadline, Duration::from_secs(15 * 60));
+        let help = crate::cli::Cli::command()
+            .find_subcommand_mut("run")
+            .expect("a run subcommand")
+            .render_long_help()
+            .to_string();
+        // The lines of `--deadline`'s entry: up to the next option.
+        let entry: Vec<&str> = help
+            .lines()
+            .map(str::trim_start)
+            .skip_while(|l| !l.starts_with("--deadline "))
+            .enumerate()
+            .take_while(|(i, l)| *i == 0 || !l.starts_with('-'))
+            .map(|(_, l)| l)
+            .collect();
+        assert!(entry.contains(&"[default: 15m]"), "{help}");
+    }
+
     #[test]
     fn shell_quoting_survives_quotes_and_spaces() {
         assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
