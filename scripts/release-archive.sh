@@ -2,7 +2,9 @@
 # Builds the release asset that `cargo binstall rbv` downloads (see
 # [package.metadata.binstall] in harness/Cargo.toml):
 #   $CARGO_TARGET_DIR/archives/rbv-<target>-v<version>.tar.gz
-# holding rbv-<target>-v<version>/rbv, built with the `dist` profile.
+# holding rbv-<target>-v<version>/rbv and rbv-launch (the launcher rbv starts
+# implementations under; without it rbv falls back to `rbv launch`), built
+# with the `dist` profile.
 # Attach it to the GitHub release tagged v<version>.
 # usage: scripts/release-archive.sh [TARGET-TRIPLE]   (default: the host)
 set -euo pipefail
@@ -16,7 +18,8 @@ name=rbv-$target-v$version
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir "$stage/$name"
-cp "$CARGO_TARGET_DIR/$target/dist/rbv" README.md "$stage/$name/"
+cp "$CARGO_TARGET_DIR/$target/dist/rbv" "$CARGO_TARGET_DIR/$target/dist/rbv-launch" \
+    README.md "$stage/$name/"
 mkdir -p "$CARGO_TARGET_DIR/archives"
 tar -C "$stage" -czf "$CARGO_TARGET_DIR/archives/$name.tar.gz" "$name"
 ls -l "$CARGO_TARGET_DIR/archives/$name.tar.gz"

@@ -239,7 +239,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     };
     let jobs = options.jobs();
     // Started as `rbv run` starts them: under the launcher.
-    let launcher = std::env::current_exe().ok();
+    let launcher = crate::adapter::launch::launcher();
     let mut reference = ProcessConfig::new(self_adapter(None, false)?);
     reference.launcher.clone_from(&launcher);
     let mut echo = ProcessConfig::new(self_adapter(None, true)?);

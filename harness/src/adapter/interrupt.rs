@@ -26,6 +26,17 @@ static LIVE: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
 /// until the exit: a child started in between would escape the kill.
 static STARTING: RwLock<()> = RwLock::new(());
 
+/// Held while a report is written (see [`defer_exit`]).
+static WRITING: Mutex<()> = Mutex::new(());
+
+/// Until the guard is dropped, an interrupt kills the implementations but
+/// waits to exit: a report directory holds one run's report whole, never
+/// the previous run's files beside some of the new one's, nor a staging
+/// directory left behind.
+pub fn defer_exit() -> MutexGuard<'static, ()> {
+    WRITING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn live() -> MutexGuard<'static, BTreeSet<i32>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -121,6 +132,7 @@ fn stop(signal: i32) -> ! {
     let name = signal_hook::low_level::signal_name(signal).unwrap_or("a signal");
     let noun = if stopped == 1 { "process" } else { "processes" };
     eprintln!("rbv: interrupted ({name}); stopped {stopped} implementation {noun}");
+    let _writing = defer_exit();
     std::process::exit(128 + signal)
 }
 

@@ -9,12 +9,19 @@
 //! implementation's shell ends, or rbv dies, it kills every process left
 //! under it and exits with the shell's status (128 + the signal's number
 //! after a signal).
+//!
+//! rbv starts one launcher per child (per case with `--spawn-per-case`),
+//! so its start is on the hot path: the launcher is a binary of its own,
+//! `rbv-launch`, a fraction of `rbv`'s size, and a command that `sh` would
+//! only `exec` (a program named by a path, plain or single-quoted words)
+//! is started without the shell. See BENCHMARKS.md.
 
 use super::tree;
 use rustix::process::{getpid, getppid, waitpid, Pid, WaitOptions};
 use signal_hook::consts::{SIGCHLD, SIGTERM};
 use signal_hook::iterator::Signals;
-use std::process::{Command, ExitCode};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode};
 use std::time::{Duration, Instant};
 
 /// The environment variable that tells the launcher rbv's pid: if its
@@ -24,6 +31,26 @@ pub const PARENT_ENV: &str = "RBV_LAUNCH_PARENT";
 
 /// The launcher's hidden subcommand.
 pub const SUBCOMMAND: &str = "launch";
+
+/// The launcher's own binary, installed beside `rbv`.
+pub const BINARY: &str = "rbv-launch";
+
+/// The program rbv starts implementations under: `rbv-launch` beside the
+/// running binary, or else the running binary itself (`rbv launch`).
+pub fn launcher() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let small = exe.with_file_name(BINARY);
+    Some(if small.is_file() { small } else { exe })
+}
+
+/// The arguments that run `command` under `launcher` (see [`launcher`]).
+pub fn arguments<'a>(launcher: &Path, command: &'a str) -> Vec<&'a str> {
+    if launcher.file_name().is_some_and(|n| n == BINARY) {
+        vec![command]
+    } else {
+        vec![SUBCOMMAND, command]
+    }
+}
 
 pub fn run(command: &str) -> ExitCode {
     // Both fail only when already true (a session leader) or unsupported:
@@ -44,12 +71,7 @@ pub fn run(command: &str) -> ExitCode {
     if expected.is_some() && getppid().map(Pid::as_raw_nonzero).map(|p| p.get()) != expected {
         return ExitCode::from(125);
     }
-    let child = match Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .env_remove(PARENT_ENV)
-        .spawn()
-    {
+    let child = match start(command) {
         Ok(child) => child,
         Err(e) => {
             eprintln!("rbv launch: cannot start `sh -c {command}`: {e}");
@@ -103,6 +125,119 @@ fn clean_up() {
             Err(_) => return,
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
             Ok(None) => return,
+        }
+    }
+}
+
+/// Starts `command` as `sh -c` would: the program itself when the shell
+/// would only exec it, else the shell. A program that cannot be started
+/// directly (missing, not executable, a script without `#!`) goes to the
+/// shell too, which then says why or runs it as `sh` does.
+fn start(command: &str) -> std::io::Result<Child> {
+    if let Some(words) = exec_only(command) {
+        if let Ok(child) = Command::new(&words[0])
+            .args(&words[1..])
+            .env_remove(PARENT_ENV)
+            .spawn()
+        {
+            return Ok(child);
+        }
+    }
+    Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .env_remove(PARENT_ENV)
+        .spawn()
+}
+
+/// The words of `command` when `sh -c command` would do nothing but exec
+/// them: words of plain characters and single-quoted strings only (no
+/// expansion, redirection, operator, comment or tilde), an optional
+/// leading `exec`, and a program named by a path (with a `/`, which the
+/// shell runs as it is: no builtin, function or `PATH` lookup) that
+/// cannot read as an assignment (no `=`). Anything else: `None`.
+fn exec_only(command: &str) -> Option<Vec<String>> {
+    const BLANK: [char; 2] = [' ', '\t'];
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./,:+@%=".contains(c);
+    let mut words = Vec::new();
+    let mut rest = command.trim_start_matches(BLANK);
+    while !rest.is_empty() {
+        let mut word = String::new();
+        loop {
+            match rest.chars().next() {
+                None | Some(' ' | '\t') => break,
+                Some('\'') => {
+                    let end = rest[1..].find('\'')? + 1;
+                    word.push_str(&rest[1..end]);
+                    rest = &rest[end + 1..];
+                }
+                Some(c) if plain(c) => {
+                    word.push(c);
+                    rest = &rest[1..];
+                }
+                Some(_) => return None,
+            }
+        }
+        words.push(word);
+        rest = rest.trim_start_matches(BLANK);
+    }
+    if words.first().is_some_and(|w| w == "exec") {
+        words.remove(0);
+    }
+    let program = words.first()?;
+    (program.contains('/') && !program.contains('=')).then_some(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{arguments, exec_only};
+    use std::path::Path;
+
+    #[test]
+    fn rbv_launch_takes_the_command_alone_and_rbv_the_subcommand_first() {
+        assert_eq!(arguments(Path::new("/bin/rbv-launch"), "x y"), ["x y"]);
+        assert_eq!(arguments(Path::new("/bin/rbv"), "x y"), ["launch", "x y"]);
+    }
+
+    #[test]
+    fn what_sh_would_only_exec_is_split_into_its_words() {
+        let split = |w: &[&str]| Some(w.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>());
+        assert_eq!(
+            exec_only("exec '/a b/rbv' adapter --profile x=y"),
+            split(&["/a b/rbv", "adapter", "--profile", "x=y"])
+        );
+        assert_eq!(
+            exec_only("  ./impl\t'' a'b'c  "),
+            split(&["./impl", "", "abc"])
+        );
+        assert_eq!(exec_only("/bin/echo 'it''s'"), split(&["/bin/echo", "its"]));
+    }
+
+    #[test]
+    fn anything_the_shell_would_interpret_goes_to_the_shell() {
+        for command in [
+            "python3 impl.py", // PATH lookup, or a builtin
+            "exit 0",
+            "exec",
+            "",
+            "A=/x ./impl", // an assignment
+            "exec A=/x",
+            "./impl $HOME",
+            "./impl \"a b\"",
+            "./impl 'unclosed", // a syntax error: sh says so
+            "./impl > out",
+            "./impl; ./other",
+            "./impl | ./other",
+            "./impl &",
+            "./impl # comment",
+            "~/impl",
+            "./impl *",
+            "./impl\n./other",
+            "exec -a name /bin/sh",
+            "./impl a\\ b",
+            "./imp\u{e9}",
+        ] {
+            assert_eq!(exec_only(command), None, "{command:?}");
         }
     }
 }

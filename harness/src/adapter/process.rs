@@ -53,8 +53,9 @@ pub struct ProcessConfig {
     pub harness: String,
     /// Validates every message received (`--validate-protocol`).
     pub validate: Option<Validate>,
-    /// The rbv binary, to start the implementation under `rbv launch`
-    /// (a session of its own, killed when rbv dies; see `launch`). `None`
+    /// The launcher (`launch::launcher`: `rbv-launch`, or `rbv launch`) to
+    /// start the implementation under (a session of its own, killed when
+    /// rbv dies; see `launch`). `None`
     /// starts `sh -c` directly, in a process group of its own.
     pub launcher: Option<PathBuf>,
     /// When the whole run must end: no answer is awaited past it.
@@ -128,12 +129,11 @@ impl ProcessTransport {
     /// Starts the child; no handshake yet.
     fn start(config: &ProcessConfig) -> Result<Self, AdapterError> {
         let mut command = match &config.launcher {
-            Some(rbv) => {
+            Some(launcher) => {
                 // The launcher makes itself a session (and group) leader.
-                let mut command = Command::new(rbv);
+                let mut command = Command::new(launcher);
                 command
-                    .arg(super::launch::SUBCOMMAND)
-                    .arg(&config.command)
+                    .args(super::launch::arguments(launcher, &config.command))
                     .env(super::launch::PARENT_ENV, std::process::id().to_string());
                 command
             }

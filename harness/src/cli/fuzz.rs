@@ -137,7 +137,7 @@ fn subject(args: &SubjectArgs) -> anyhow::Result<Box<dyn Subject>> {
             // Before the spawn: the child inherits it.
             crate::adapter::affinity::pin_current_thread_here();
         }
-        config.launcher = std::env::current_exe().ok();
+        config.launcher = crate::adapter::launch::launcher();
         let target = AdapterTarget::Process(config);
         let transport = target
             .connect()

@@ -124,7 +124,7 @@ impl RunArgs {
         config.timeout = Duration::from_millis(self.timeout);
         config.deadline = self.deadline_at;
         // Under `rbv launch`: a session of its own, killed when rbv dies.
-        config.launcher = std::env::current_exe().ok();
+        config.launcher = crate::adapter::launch::launcher();
         if self.validate_protocol {
             config.validate = Some(protocol_validator());
         }
@@ -243,7 +243,11 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
         record.conditions = Some(args.conditions(&outcome, suite.cases.len()));
         let report = reporting::build_report(&record);
         if let Some(dir) = &args.report {
-            if let Err(e) = rbv_report::write_all(&report, dir) {
+            let written = {
+                let _unit = crate::adapter::interrupt::defer_exit();
+                rbv_report::write_all(&report, dir)
+            };
+            if let Err(e) = written {
                 // The run's results are not lost with its report.
                 super::output::emit(&text);
                 eprintln!(
@@ -324,6 +328,33 @@ fn insert_before_summary(text: &mut String, note: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run with no `--deadline` still ends: a hung implementation must
+    /// not hold a CI job until its own timeout kills everything.
+    #[test]
+    fn a_run_without_deadline_gets_15_minutes_and_its_help_says_so() {
+        use clap::{CommandFactory, Parser};
+        let cli = crate::cli::Cli::try_parse_from(["rbv", "run"]).expect("parses");
+        let crate::cli::Command::Run(args) = cli.command else {
+            panic!("not `run`: {:?}", cli.command);
+        };
+        assert_eq!(args.deadline, Duration::from_secs(15 * 60));
+        let help = crate::cli::Cli::command()
+            .find_subcommand_mut("run")
+            .expect("a run subcommand")
+            .render_long_help()
+            .to_string();
+        // The lines of `--deadline`'s entry: up to the next option.
+        let entry: Vec<&str> = help
+            .lines()
+            .map(str::trim_start)
+            .skip_while(|l| !l.starts_with("--deadline "))
+            .enumerate()
+            .take_while(|(i, l)| *i == 0 || !l.starts_with('-'))
+            .map(|(_, l)| l)
+            .collect();
+        assert!(entry.contains(&"[default: 15m]"), "{help}");
+    }
 
     #[test]
     fn shell_quoting_survives_quotes_and_spaces() {

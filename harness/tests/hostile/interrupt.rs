@@ -25,16 +25,22 @@ impl Drop for HungRun {
 /// Starts the run through `sh -c "{prelude}exec rbv …"` and waits until
 /// both implementations hang on a request, in groups of their own.
 pub(super) fn hung_run(prelude: &str) -> HungRun {
+    hung_run_of(prelude, fake_command, Path::new(env!("CARGO_BIN_EXE_rbv")))
+}
+
+/// [`hung_run`] with the implementation's command made by `command`, run
+/// by the rbv binary at `rbv`.
+pub(super) fn hung_run_of(prelude: &str, command: fn(&str) -> String, rbv: &Path) -> HungRun {
     let corpus = tempfile::tempdir().expect("temp dir");
     std::fs::write(corpus.path().join("REQUIREMENTS.yaml"), REQUIREMENTS).unwrap();
     std::fs::create_dir(corpus.path().join("hostile")).unwrap();
     std::fs::write(corpus.path().join("hostile/cases.yaml"), CASES).unwrap();
     let pids = tempfile::tempdir().expect("temp dir");
-    let implementation = format!("{} '{}'", fake_command("stubborn"), pids.path().display());
+    let implementation = command(&format!("stubborn '{}'", pids.path().display()));
     let rbv = Command::new("sh")
         .arg("-c")
         .arg(format!("{prelude}exec \"$0\" \"$@\""))
-        .arg(env!("CARGO_BIN_EXE_rbv"))
+        .arg(rbv)
         .args(["run", "--jobs", "2", "--timeout", "60000", "--impl"])
         .arg(&implementation)
         .arg("--cases")

@@ -1,7 +1,7 @@
 //! Nothing an implementation starts outlives rbv, none of it reaches rbv's
 //! terminal, and running out of processes is a verdict, not a crash.
 
-use super::interrupt::hung_run;
+use super::interrupt::hung_run_of;
 use super::*;
 
 #[test]
@@ -20,33 +20,92 @@ fn an_answer_given_twice_is_the_protocol_error_of_the_case_that_caused_it() {
     }
 }
 
+/// `fake_command(mode)` with python3 named by its path: the launcher
+/// starts such a command itself, without `sh` (`launch::exec_only`).
+fn fake_command_without_sh(mode: &str) -> String {
+    let python = std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|dir| dir.join("python3"))
+                .find(|p| p.is_file())
+        })
+        .expect("python3 on PATH");
+    let command = fake_command(mode);
+    let args = command.strip_prefix("python3 ").expect("python3 …");
+    format!("exec '{}' {args}", python.display())
+}
+
 #[test]
 fn a_child_that_leaves_its_group_does_not_outlive_the_run() {
     let corpus = corpus();
-    let pids = tempfile::tempdir().expect("temp dir");
-    let mode = format!("escape '{}'", pids.path().display());
-    let out = rbv_run(&mode, corpus.path(), &["--spawn-per-case", "--jobs", "2"]);
-    let escaped = pids_in(pids.path());
-    let survivors: Vec<Pid> = escaped.iter().copied().filter(|&p| !gone(p)).collect();
-    for &p in &survivors {
-        let _ = kill_process(p, Signal::KILL);
+    for through_sh in [true, false] {
+        let pids = tempfile::tempdir().expect("temp dir");
+        let mode = format!("escape '{}'", pids.path().display());
+        let command = if through_sh {
+            fake_command(&mode)
+        } else {
+            fake_command_without_sh(&mode)
+        };
+        let out = rbv()
+            .args(["run", "--spawn-per-case", "--jobs", "2", "--impl", &command])
+            .arg("--cases")
+            .arg(corpus.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run rbv");
+        let escaped = pids_in(pids.path());
+        let survivors: Vec<Pid> = escaped.iter().copied().filter(|&p| !gone(p)).collect();
+        for &p in &survivors {
+            let _ = kill_process(p, Signal::KILL);
+        }
+        assert_eq!(out.status.code(), Some(0), "{command}: {out:?}");
+        // One escapee per case, each started by its own child.
+        assert_eq!(escaped.len(), 4, "{command}: {escaped:?}");
+        assert!(
+            survivors.is_empty(),
+            "{command}: outlived rbv: {survivors:?}"
+        );
     }
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    // One escapee per case, each started by its own child.
-    assert_eq!(escaped.len(), 4, "{escaped:?}");
-    assert!(survivors.is_empty(), "outlived rbv: {survivors:?}");
+}
+
+/// The name of the leader of `pid`'s session: the launcher it runs under.
+fn session_leader(pid: Pid) -> String {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.as_raw_nonzero()))
+        .expect("the implementation's /proc stat");
+    // After the name: state, ppid, pgrp, session.
+    let (_, rest) = stat.rsplit_once(')').expect("a /proc stat");
+    let session = rest.split_whitespace().nth(3).expect("a session id");
+    let comm = std::fs::read_to_string(format!("/proc/{session}/comm")).unwrap_or_default();
+    comm.trim_end().to_owned()
 }
 
 #[test]
 fn sigkill_to_rbv_takes_every_implementation_with_it() {
-    let mut run = hung_run("");
-    kill_process(Pid::from_child(&run.rbv), Signal::KILL).expect("kill rbv");
-    let _ = run.rbv.wait();
-    for &pid in &run.implementations {
-        assert!(
-            poll_until(Duration::from_secs(5), || gone(pid)),
-            "implementation {pid:?} outlived rbv"
-        );
+    // The same binary without `rbv-launch` beside it: it falls back to
+    // `rbv launch`. (A hard link: `current_exe` would see through a
+    // symbolic one.)
+    let alone = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let fallback = alone.path().join("rbv");
+    std::fs::hard_link(env!("CARGO_BIN_EXE_rbv"), &fallback).expect("a hard link to rbv");
+    let rbv = Path::new(env!("CARGO_BIN_EXE_rbv"));
+    for (command, rbv, launcher) in [
+        (fake_command as fn(&str) -> String, rbv, "rbv-launch"),
+        (fake_command_without_sh, rbv, "rbv-launch"),
+        (fake_command, &fallback, "rbv"),
+    ] {
+        let mut run = hung_run_of("", command, rbv);
+        let what = format!("{} under {launcher}", command("stubborn DIR"));
+        for &pid in &run.implementations {
+            assert_eq!(session_leader(pid), launcher, "{what}");
+        }
+        kill_process(Pid::from_child(&run.rbv), Signal::KILL).expect("kill rbv");
+        let _ = run.rbv.wait();
+        for &pid in &run.implementations {
+            assert!(
+                poll_until(Duration::from_secs(5), || gone(pid)),
+                "implementation {pid:?} ({what}) outlived rbv"
+            );
+        }
     }
 }
 

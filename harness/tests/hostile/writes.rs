@@ -131,3 +131,113 @@ fn promote_writes_through_no_link_planted_in_the_checkout() {
         assert!(said.contains("symbolic link"), "{planted}: {said}");
     }
 }
+
+/// The files of a report directory by name (every entry, dot files too).
+fn files_in(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .expect("the report directory")
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let bytes = std::fs::read(e.path()).unwrap_or_default();
+            Some((e.file_name().into_string().ok()?, bytes))
+        })
+        .collect()
+}
+
+/// Whether the staging directory of a report being written is there.
+fn staging_in(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with(".rbv-report-"))
+    })
+}
+
+/// "previous" when `now` is `old` exactly, "new" when it is another run's
+/// report whole (every file of the run differs from `old`, and the three
+/// that show the start time show one); panics on anything else.
+fn one_run(old: &std::collections::BTreeMap<String, Vec<u8>>, dir: &Path) -> &'static str {
+    let now = files_in(dir);
+    let names: Vec<&String> = now.keys().collect();
+    assert_eq!(
+        names,
+        old.keys().collect::<Vec<_>>(),
+        "the report's files and nothing else"
+    );
+    if &now == old {
+        return "previous";
+    }
+    let text = |name: &str| String::from_utf8_lossy(&now[name]).into_owned();
+    for name in [
+        "report.json",
+        "junit.xml",
+        "summary.md",
+        "report.html",
+        "badge.svg",
+    ] {
+        assert_ne!(
+            now[name], old[name],
+            "{name} is the previous run's: {names:?}"
+        );
+    }
+    let json: serde_json::Value = serde_json::from_str(&text("report.json")).expect("JSON");
+    let started = json["started"].as_str().expect("a start time");
+    for name in ["summary.md", "report.html"] {
+        assert!(
+            text(name).contains(started),
+            "{name} is not of the run started {started}"
+        );
+    }
+    "new"
+}
+
+#[test]
+fn a_sigterm_while_the_report_is_written_leaves_one_run_s_report_whole() {
+    let corpus = corpus();
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path().join("report");
+    let args = report_args(&dir);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = rbv_run("well-behaved", corpus.path(), &args);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let old = files_in(&dir);
+    let mut seen = Vec::new();
+    // Most kills land from the moment the staging directory appears (the
+    // write, six files each synced, takes milliseconds) to after the
+    // renames; every fourth lands earlier, while the cases run.
+    for attempt in 0..16u64 {
+        let mut child = rbv()
+            .args(["run", "--impl", &fake_command("garbage"), "--cases"])
+            .arg(corpus.path())
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start rbv");
+        let mut writing = false;
+        if attempt % 4 == 3 {
+            std::thread::sleep(Duration::from_millis(attempt * 10));
+        } else {
+            while !writing && child.try_wait().expect("rbv").is_none() {
+                writing = staging_in(&dir);
+                std::thread::sleep(Duration::from_micros(100));
+            }
+            std::thread::sleep(Duration::from_micros(attempt % 4 * 700));
+        }
+        let _ = kill_process(Pid::from_child(&child), Signal::TERM);
+        let status = child.wait().expect("rbv ends");
+        // 1: the run ended first; 143: the handler's exit; SIGTERM itself
+        // before rbv set its handler.
+        let by_signal = std::os::unix::process::ExitStatusExt::signal(&status);
+        assert!(
+            matches!(status.code(), Some(1 | 143)) || by_signal == Some(15),
+            "{status:?}"
+        );
+        seen.push((writing, one_run(&old, &dir)));
+        for (name, bytes) in &old {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+    }
+    eprintln!("(kill while writing, report found): {seen:?}");
+}
