@@ -217,6 +217,7 @@ mod tests {
                 default: json!(2),
                 section: "§2.3".into(),
                 description: "d".into(),
+                needs: None,
             }],
         }
     }

@@ -500,10 +500,18 @@ fn method(r: &Value) -> String {
 mod a;
 #[path = "families_b.rs"]
 mod b;
+#[path = "families_c.rs"]
+mod c;
+#[path = "families_d.rs"]
+mod d;
 
 /// Every guarded family, tokens first.
 pub fn all() -> impl Iterator<Item = &'static Family> {
-    a::ALL.iter().chain(b::ALL.iter())
+    a::ALL
+        .iter()
+        .chain(b::ALL.iter())
+        .chain(c::ALL.iter())
+        .chain(d::ALL.iter())
 }
 
 /// Families the corpus cannot catch under the reference's profile, or
