@@ -39,47 +39,7 @@ pub fn curl(args: &[Arg]) -> Inspection {
     if any_unresolved(args) {
         return external("`curl` gets arguments known only at run time: it may upload");
     }
-    // Every option as (name, value): long options with `=` or a following
-    // value; short clusters (`-sSLo out`, `-XPOST`) letter by letter, where
-    // a value-taking letter takes the rest of the cluster or the next word.
-    let mut options: Vec<(String, Option<String>)> = Vec::new();
-    let mut urls = Vec::new();
-    let mut i = 0;
-    while let Some(a) = args.get(i) {
-        let t = a.text.as_str();
-        i += 1;
-        if let Some(long) = t.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, v)) => (format!("--{n}"), Some(v.to_owned())),
-                None => (t.to_owned(), None),
-            };
-            let value = if inline.is_none() && CURL_VALUE.contains(&name.as_str()) {
-                i += 1;
-                args.get(i - 1).map(|v| v.text.clone())
-            } else {
-                inline
-            };
-            options.push((name, value));
-        } else if let Some(cluster) = t.strip_prefix('-').filter(|c| !c.is_empty()) {
-            for (k, c) in cluster.char_indices() {
-                let name = format!("-{c}");
-                if CURL_VALUE.contains(&name.as_str()) {
-                    let rest = &cluster[k + c.len_utf8()..];
-                    let value = if rest.is_empty() {
-                        i += 1;
-                        args.get(i - 1).map(|v| v.text.clone())
-                    } else {
-                        Some(rest.to_owned())
-                    };
-                    options.push((name, value));
-                    break;
-                }
-                options.push((name, None));
-            }
-        } else {
-            urls.push(t.to_owned());
-        }
-    }
+    let (options, mut urls) = split_options(args, |name| CURL_VALUE.contains(&name));
     let query = options.iter().any(|(n, _)| n == "-G" || n == "--get");
     let mut upload = None;
     let mut writes = false;
@@ -128,43 +88,13 @@ pub fn wget(args: &[Arg]) -> Inspection {
     if any_unresolved(args) {
         return external("`wget` gets arguments known only at run time: it may upload");
     }
-    let mut options: Vec<(String, Option<String>)> = Vec::new();
-    let mut urls = Vec::new();
-    let mut i = 0;
-    while let Some(a) = args.get(i) {
-        let t = a.text.as_str();
-        i += 1;
-        if let Some(long) = t.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, v)) => (format!("--{n}"), Some(v.to_owned())),
-                None => (t.to_owned(), None),
-            };
-            let value = if inline.is_none() && WGET_LONG_VALUE.contains(&name.as_str()) {
-                i += 1;
-                args.get(i - 1).map(|v| v.text.clone())
-            } else {
-                inline
-            };
-            options.push((name, value));
-        } else if let Some(cluster) = t.strip_prefix('-').filter(|c| !c.is_empty()) {
-            for (k, c) in cluster.char_indices() {
-                if WGET_SHORT_VALUE.contains(c) {
-                    let rest = &cluster[k + c.len_utf8()..];
-                    let value = if rest.is_empty() {
-                        i += 1;
-                        args.get(i - 1).map(|v| v.text.clone())
-                    } else {
-                        Some(rest.to_owned())
-                    };
-                    options.push((format!("-{c}"), value));
-                    break;
-                }
-                options.push((format!("-{c}"), None));
-            }
-        } else {
-            urls.push(t.to_owned());
-        }
-    }
+    let (options, urls) = split_options(args, |name| {
+        WGET_LONG_VALUE.contains(&name)
+            || name
+                .strip_prefix('-')
+                .filter(|c| c.len() == 1)
+                .is_some_and(|c| WGET_SHORT_VALUE.contains(c))
+    });
     let mut upload = None;
     let mut to_stdout = false;
     let mut cookies = false;
@@ -203,6 +133,56 @@ pub fn wget(args: &[Arg]) -> Inspection {
         }
     }
     transfer("wget", &urls, upload, !to_stdout || cookies)
+}
+
+/// getopt's reading of a command line: every option as (name, value) —
+/// long options with `=` or, when `takes_value(name)`, the next word;
+/// short clusters (`-sSLo out`, `-qO-`) letter by letter, where a
+/// value-taking letter takes the rest of the cluster or the next word —
+/// and the other words (the URLs).
+fn split_options(
+    args: &[Arg],
+    takes_value: impl Fn(&str) -> bool,
+) -> (Vec<(String, Option<String>)>, Vec<String>) {
+    let mut options = Vec::new();
+    let mut words = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        i += 1;
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((n, v)) => (format!("--{n}"), Some(v.to_owned())),
+                None => (t.to_owned(), None),
+            };
+            let value = if inline.is_none() && takes_value(&name) {
+                i += 1;
+                args.get(i - 1).map(|v| v.text.clone())
+            } else {
+                inline
+            };
+            options.push((name, value));
+        } else if let Some(cluster) = t.strip_prefix('-').filter(|c| !c.is_empty()) {
+            for (k, c) in cluster.char_indices() {
+                let name = format!("-{c}");
+                if takes_value(&name) {
+                    let rest = &cluster[k + c.len_utf8()..];
+                    let value = if rest.is_empty() {
+                        i += 1;
+                        args.get(i - 1).map(|v| v.text.clone())
+                    } else {
+                        Some(rest.to_owned())
+                    };
+                    options.push((name, value));
+                    break;
+                }
+                options.push((name, None));
+            }
+        } else {
+            words.push(t.to_owned());
+        }
+    }
+    (options, words)
 }
 
 /// Judges each URL as the fetch capability does (RBV-SH-016): the loopback
