@@ -129,12 +129,10 @@ fn strip_nulls(v: &Value) -> Value {
 }
 
 fn trimmed(v: &Value) -> Value {
-    match v {
+    map_leaves(v, &|leaf| match leaf {
         Value::String(s) => json!(s.trim()),
-        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), trimmed(v))).collect()),
-        Value::Array(a) => Value::Array(a.iter().map(trimmed).collect()),
-        v => v.clone(),
-    }
+        other => other.clone(),
+    })
 }
 
 fn subset(minted: &Value, mine: &Value) -> bool {

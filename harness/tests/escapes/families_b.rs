@@ -58,22 +58,7 @@ pub const ALL: &[Family] = &[
                 if type_of(&r) != "invoke" || r.get("token").is_some() {
                     return inner.call(session, &r);
                 }
-                let mut e = r.clone();
-                e["type"] = json!("evaluate");
-                let mut a = inner.call(session, &e);
-                let allowed = matches!(a["decision"].as_str(), Some("allow" | "note"));
-                a["type"] = json!("invocation");
-                a["allowed"] = json!(allowed);
-                let o = a.as_object_mut().unwrap();
-                o.remove("declared");
-                o.remove("signature");
-                if let Some(audit) = o.get_mut("audit").and_then(Value::as_object_mut) {
-                    audit.insert(
-                        "outcome".into(),
-                        json!(if allowed { "allowed" } else { "asked" }),
-                    );
-                }
-                a
+                uncounted_invoke(inner, session, &r)
             }))
         }
     ),

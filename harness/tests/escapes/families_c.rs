@@ -120,49 +120,18 @@ pub fn replayed_after_reset(types: &'static [&'static str]) -> Box<dyn Bug> {
     ))
 }
 
-/// Answers an invoke as the evaluation of the call: the reference never
-/// counts it for Rule-of-Two.
-pub fn uncounted_invoke(inner: &mut Inner, session: &str, r: &Value) -> Value {
-    let mut e = r.clone();
-    e["type"] = json!("evaluate");
-    let mut a = inner.call(session, &e);
-    let allowed = matches!(a["decision"].as_str(), Some("allow" | "note"));
-    a["type"] = json!("invocation");
-    a["allowed"] = json!(allowed);
-    let o = a.as_object_mut().unwrap();
-    o.remove("declared");
-    o.remove("signature");
-    if let Some(audit) = o.get_mut("audit").and_then(Value::as_object_mut) {
-        audit.insert(
-            "outcome".into(),
-            json!(if allowed { "allowed" } else { "asked" }),
-        );
-    }
-    a
-}
-
 fn number_values(v: &Value) -> Value {
-    match v {
+    map_leaves(v, &|leaf| match leaf {
         Value::Number(n) => json!(n.as_f64()),
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, v)| (k.clone(), number_values(v)))
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(number_values).collect()),
-        v => v.clone(),
-    }
+        other => other.clone(),
+    })
 }
 
 fn lowercased(v: &Value) -> Value {
-    match v {
+    map_leaves(v, &|leaf| match leaf {
         Value::String(s) => json!(s.to_lowercase()),
-        Value::Object(o) => {
-            Value::Object(o.iter().map(|(k, v)| (k.clone(), lowercased(v))).collect())
-        }
-        Value::Array(a) => Value::Array(a.iter().map(lowercased).collect()),
-        v => v.clone(),
-    }
+        other => other.clone(),
+    })
 }
 
 const PAYLOADS: [&str; 3] = ["sql", "command", "url"];
