@@ -6,6 +6,8 @@
 //!
 //! One file per theme under `hostile/`; the shared fixtures are here.
 
+#[path = "hostile/fork_server.rs"]
+mod fork_server;
 #[path = "hostile/interrupt.rs"]
 mod interrupt;
 #[path = "hostile/loading.rs"]

@@ -10,14 +10,16 @@
 //! under it and exits with the shell's status (128 + the signal's number
 //! after a signal).
 //!
-//! rbv starts one launcher per child (per case with `--spawn-per-case`),
-//! so its start is on the hot path: the launcher is a binary of its own,
-//! `rbv-launch`, a fraction of `rbv`'s size, and a command that `sh` would
-//! only `exec` (a program named by a path, plain or single-quoted words)
-//! is started without the shell. See BENCHMARKS.md.
+//! rbv starts one launcher per persistent child. With `--spawn-per-case`
+//! each worker starts one launcher as a fork server (`--serve`, see
+//! `fork_server`) that starts every case's child, so that no case pays a
+//! launcher's exec. The launcher is a binary of its own, `rbv-launch`, a
+//! fraction of `rbv`'s size, and a command that `sh` would only `exec` (a
+//! program named by a path, plain or single-quoted words) is started
+//! without the shell. See BENCHMARKS.md.
 
 use super::tree;
-use rustix::process::{getpid, getppid, waitpid, Pid, WaitOptions};
+use rustix::process::{getpid, getppid, wait, Pid, WaitOptions};
 use signal_hook::consts::{SIGCHLD, SIGTERM};
 use signal_hook::iterator::Signals;
 use std::path::{Path, PathBuf};
@@ -52,11 +54,39 @@ pub fn arguments<'a>(launcher: &Path, command: &'a str) -> Vec<&'a str> {
     }
 }
 
-pub fn run(command: &str) -> ExitCode {
-    // Both fail only when already true (a session leader) or unsupported:
-    // the implementation still runs, with rbv's group kill as the fallback.
+/// The arguments that run the fork server for `command` under `launcher`
+/// (see [`super::fork_server`]).
+pub fn serve_arguments<'a>(launcher: &Path, command: &'a str) -> Vec<&'a str> {
+    let mut arguments = arguments(launcher, command);
+    arguments.insert(arguments.len() - 1, SERVE);
+    arguments
+}
+
+/// The flag that makes the launcher a fork server.
+pub const SERVE: &str = "--serve";
+
+/// Makes this process a session leader (no controlling terminal) and a
+/// child subreaper. Both fail only when already true (a session leader)
+/// or unsupported: the implementation still runs, with rbv's group kill
+/// as the fallback.
+pub(super) fn detach() {
     let _ = rustix::process::setsid();
     let _ = rustix::process::set_child_subreaper(Some(getpid()));
+}
+
+/// Asks for SIGTERM when rbv dies; false when rbv died already (the
+/// parent is not the one rbv named), and nothing may be started. To be
+/// called once SIGTERM is caught: a death in between must not be lost.
+pub(super) fn tie_to_parent() -> bool {
+    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::TERM));
+    let expected = std::env::var(PARENT_ENV)
+        .ok()
+        .and_then(|p| p.parse::<i32>().ok());
+    expected.is_none() || getppid().map(Pid::as_raw_nonzero).map(|p| p.get()) == expected
+}
+
+pub fn run(command: &str) -> ExitCode {
+    detach();
     let mut signals = match Signals::new([SIGTERM, SIGCHLD]) {
         Ok(s) => s,
         Err(e) => {
@@ -64,14 +94,10 @@ pub fn run(command: &str) -> ExitCode {
             return ExitCode::from(125);
         }
     };
-    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::TERM));
-    let expected = std::env::var(PARENT_ENV)
-        .ok()
-        .and_then(|p| p.parse::<i32>().ok());
-    if expected.is_some() && getppid().map(Pid::as_raw_nonzero).map(|p| p.get()) != expected {
+    if !tie_to_parent() {
         return ExitCode::from(125);
     }
-    let child = match start(command) {
+    let child = match start(command, |_| Ok(())) {
         Ok(child) => child,
         Err(e) => {
             eprintln!("rbv launch: cannot start `sh -c {command}`: {e}");
@@ -81,21 +107,13 @@ pub fn run(command: &str) -> ExitCode {
     let shell = child.id() as i32;
     // The launcher's own copies of the pipes would keep them open after
     // the implementation closed its ends: rbv would never see its EOF.
-    if let Ok(null) = std::fs::File::options()
-        .read(true)
-        .write(true)
-        .open("/dev/null")
-    {
-        let _ = rustix::stdio::dup2_stdin(&null);
-        let _ = rustix::stdio::dup2_stdout(&null);
-        let _ = rustix::stdio::dup2_stderr(&null);
-    }
+    null_stdio();
     let mut status = None;
     'wait: for signal in signals.forever() {
         if signal == SIGTERM {
             break;
         }
-        while let Ok(Some((pid, s))) = waitpid(None, WaitOptions::NOHANG) {
+        while let Ok(Some((pid, s))) = wait(WaitOptions::NOHANG) {
             if pid.as_raw_nonzero().get() == shell {
                 status = Some(s);
                 break 'wait;
@@ -113,41 +131,64 @@ pub fn run(command: &str) -> ExitCode {
     ExitCode::from(u8::try_from(code & 0xff).unwrap_or(1))
 }
 
+/// Points stdin, stdout and stderr at /dev/null.
+pub(super) fn null_stdio() {
+    if let Ok(null) = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
+        let _ = rustix::stdio::dup2_stdin(&null);
+        let _ = rustix::stdio::dup2_stdout(&null);
+        let _ = rustix::stdio::dup2_stderr(&null);
+    }
+}
+
 /// Kills everything under the launcher and reaps what becomes its child.
-fn clean_up() {
+/// When nothing is left (the usual end: the implementation was one
+/// process, or one process group, killed and reaped already) this costs
+/// one `waitpid` and no walk of /proc.
+pub(super) fn clean_up() {
     let me = getpid().as_raw_nonzero().get();
     let deadline = Instant::now() + Duration::from_secs(2);
     loop {
-        tree::kill_tree_below(me);
-        match waitpid(None, WaitOptions::NOHANG) {
+        match wait(WaitOptions::NOHANG) {
             Ok(Some(_)) => continue,
-            // No children left at all.
+            // No children left at all: no descendant either, since a
+            // descendant whose parent died is re-parented to this
+            // subreaper.
             Err(_) => return,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
-            Ok(None) => return,
+            Ok(None) => {}
         }
+        if Instant::now() >= deadline {
+            return;
+        }
+        tree::kill_tree_below(me);
+        std::thread::sleep(Duration::from_millis(1));
     }
 }
 
 /// Starts `command` as `sh -c` would: the program itself when the shell
 /// would only exec it, else the shell. A program that cannot be started
 /// directly (missing, not executable, a script without `#!`) goes to the
-/// shell too, which then says why or runs it as `sh` does.
-fn start(command: &str) -> std::io::Result<Child> {
+/// shell too, which then says why or runs it as `sh` does. `prepare` sets
+/// up each attempt (its stdio, its group).
+pub(super) fn start(
+    command: &str,
+    mut prepare: impl FnMut(&mut Command) -> std::io::Result<()>,
+) -> std::io::Result<Child> {
     if let Some(words) = exec_only(command) {
-        if let Ok(child) = Command::new(&words[0])
-            .args(&words[1..])
-            .env_remove(PARENT_ENV)
-            .spawn()
-        {
+        let mut direct = Command::new(&words[0]);
+        direct.args(&words[1..]).env_remove(PARENT_ENV);
+        prepare(&mut direct)?;
+        if let Ok(child) = direct.spawn() {
             return Ok(child);
         }
     }
-    Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .env_remove(PARENT_ENV)
-        .spawn()
+    let mut shell = Command::new("sh");
+    shell.arg("-c").arg(command).env_remove(PARENT_ENV);
+    prepare(&mut shell)?;
+    shell.spawn()
 }
 
 /// The words of `command` when `sh -c command` would do nothing but exec
@@ -190,13 +231,21 @@ fn exec_only(command: &str) -> Option<Vec<String>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{arguments, exec_only};
+    use super::{arguments, exec_only, serve_arguments};
     use std::path::Path;
 
     #[test]
     fn rbv_launch_takes_the_command_alone_and_rbv_the_subcommand_first() {
         assert_eq!(arguments(Path::new("/bin/rbv-launch"), "x y"), ["x y"]);
         assert_eq!(arguments(Path::new("/bin/rbv"), "x y"), ["launch", "x y"]);
+        assert_eq!(
+            serve_arguments(Path::new("/bin/rbv-launch"), "x y"),
+            ["--serve", "x y"]
+        );
+        assert_eq!(
+            serve_arguments(Path::new("/bin/rbv"), "x y"),
+            ["launch", "--serve", "x y"]
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Ways to reach an implementation, all behind `crate::transport::Transport`.
 
 pub mod affinity;
+pub mod fork_server;
 pub mod in_process;
 pub mod interrupt;
 pub mod launch;

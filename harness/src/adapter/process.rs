@@ -12,7 +12,9 @@
 //! `interrupt`, which kills it when rbv is interrupted.
 
 mod off_script;
+mod started;
 
+use super::fork_server::ForkServer;
 use super::interrupt;
 use super::lines::{truncate, Line, LineReader, LineSplitter, Tail, MAX_LINE, SHOWN_PREFIX};
 use crate::transport::{AdapterError, Identity, Observation, RawObservation, Transport};
@@ -21,11 +23,12 @@ use crossbeam_channel::{bounded, Receiver};
 use rbv_protocol::{HandshakeRequest, Request, RequestBody, Response, ResponseBody};
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use serde_json::Value;
+use started::Started;
 use std::collections::HashMap;
 use std::io::{self, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -89,7 +92,7 @@ impl std::fmt::Debug for ProcessConfig {
 
 /// One running child. Dropping it kills its process group and reaps it.
 pub struct ProcessTransport {
-    child: Child,
+    child: Started,
     /// `None` once the child closed its end.
     stdin: Option<ChildStdin>,
     stdout: ChildStdout,
@@ -126,6 +129,19 @@ impl ProcessTransport {
         Ok(transport)
     }
 
+    /// Starts the child through a fork server (`--spawn-per-case`) and
+    /// performs the handshake.
+    pub fn spawn_served(
+        config: &ProcessConfig,
+        server: &Arc<Mutex<ForkServer>>,
+    ) -> Result<Self, AdapterError> {
+        let (served, stdin, stdout, stderr) =
+            ForkServer::spawn(server).map_err(|e| spawn_error(&config.command, e))?;
+        let mut transport = Self::attach(config, Started::Served(served), stdin, stdout, stderr)?;
+        transport.identity = transport.handshake(&config.harness)?;
+        Ok(transport)
+    }
+
     /// Starts the child; no handshake yet.
     fn start(config: &ProcessConfig) -> Result<Self, AdapterError> {
         let mut command = match &config.launcher {
@@ -152,13 +168,19 @@ impl ProcessTransport {
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
-        let abandon = |mut child: Child, e: io::Error| {
-            let pgid = rustix::process::Pid::from_child(&child);
-            super::tree::kill_tree(pgid.as_raw_nonzero().get());
-            let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
-            interrupt::unregister(pgid);
-            let _ = child.kill();
-            let _ = child.wait();
+        Self::attach(config, Started::Own(child), stdin, stdout, stderr)
+    }
+
+    /// Wraps a started child and its pipes; no handshake yet.
+    fn attach(
+        config: &ProcessConfig,
+        child: Started,
+        stdin: ChildStdin,
+        stdout: ChildStdout,
+        stderr: ChildStderr,
+    ) -> Result<Self, AdapterError> {
+        let abandon = |mut child: Started, e: io::Error| {
+            child.end();
             spawn_error(&config.command, e)
         };
         for nonblocking in [
@@ -273,18 +295,7 @@ impl ProcessTransport {
     }
 
     fn exit_status(&mut self, wait: Duration) -> Option<std::process::ExitStatus> {
-        let deadline = Instant::now() + wait;
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => {
-                    // Reaped: the group's id may be reused from now on.
-                    interrupt::unregister(rustix::process::Pid::from_child(&self.child));
-                    return Some(status);
-                }
-                Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(5)),
-                _ => return None,
-            }
-        }
+        self.child.exit_status(wait)
     }
 
     /// One received line as JSON, checked against the protocol's schema
@@ -582,16 +593,6 @@ impl Drop for ProcessTransport {
         // Closing stdin first lets a well-behaved child see the end; the
         // kill covers children that ignore it, and anything `sh` started.
         self.stdin = None;
-        let pgid = rustix::process::Pid::from_child(&self.child);
-        // Whatever left the group (`setsid`, `setpgid`) but still has its
-        // parent is found through /proc; orphans are reaped below.
-        super::tree::kill_tree(pgid.as_raw_nonzero().get());
-        let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
-        interrupt::unregister(pgid);
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        // Without waiting: a spawn per case must stay cheap; what is still
-        // dying is reaped by a later call.
-        interrupt::reap_orphans(Duration::ZERO);
+        self.child.end();
     }
 }

@@ -2,11 +2,15 @@
 //!
 //! A case may act in several sessions, so the child is replaced when the
 //! case engine says a case begins (`Transport::begin_case`), not when the
-//! session name changes.
+//! session name changes. Under a launcher, the children are started by a
+//! fork server of this transport's own (`fork_server`); without one, or
+//! when it cannot be started, each child is started as a persistent one is.
 
+use super::fork_server::ForkServer;
 use super::process::{ProcessConfig, ProcessTransport};
 use crate::transport::{AdapterError, Identity, Observation, RawObservation, Transport};
 use rbv_protocol::RequestBody;
+use std::sync::{Arc, Mutex};
 
 pub struct SpawnPerCase {
     config: ProcessConfig,
@@ -15,18 +19,22 @@ pub struct SpawnPerCase {
     current: Option<(bool, ProcessTransport)>,
     /// A case began after the current child served another.
     stale: bool,
+    /// The fork server that starts the children, once started.
+    server: Option<Arc<Mutex<ForkServer>>>,
 }
 
 impl SpawnPerCase {
     /// Starts the first child (its handshake gives the identity); it serves
     /// the first case.
     pub fn spawn(config: &ProcessConfig) -> Result<Self, AdapterError> {
-        let first = ProcessTransport::spawn(config)?;
+        let mut server = None;
+        let first = fresh(config, &mut server)?;
         Ok(SpawnPerCase {
             config: config.clone(),
             identity: first.identity().clone(),
             current: Some((false, first)),
             stale: false,
+            server,
         })
     }
 
@@ -36,12 +44,33 @@ impl SpawnPerCase {
         if self.stale || self.current.is_none() {
             // Kill the previous case's child before starting the next one.
             self.current = None;
-            self.current = Some((false, ProcessTransport::spawn(&self.config)?));
+            self.current = Some((false, fresh(&self.config, &mut self.server)?));
             self.stale = false;
         }
         let (served, child) = self.current.as_mut().expect("a child is running");
         *served = true;
         Ok(child)
+    }
+}
+
+/// A fresh child, from the fork server when there is a launcher: the one
+/// in `server`, or a new one when there is none yet or it is gone (its
+/// child, or whatever its child started, stopped or killed it).
+fn fresh(
+    config: &ProcessConfig,
+    server: &mut Option<Arc<Mutex<ForkServer>>>,
+) -> Result<ProcessTransport, AdapterError> {
+    let running =
+        |s: &Arc<Mutex<ForkServer>>| s.lock().unwrap_or_else(|e| e.into_inner()).is_running();
+    if !server.as_ref().is_some_and(running) {
+        *server = config
+            .launcher
+            .as_deref()
+            .and_then(|launcher| ForkServer::start(launcher, &config.command).ok());
+    }
+    match server {
+        Some(server) => ProcessTransport::spawn_served(config, server),
+        None => ProcessTransport::spawn(config),
     }
 }
 

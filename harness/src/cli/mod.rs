@@ -51,6 +51,10 @@ pub enum Command {
     /// everything it started when rbv dies (what `rbv run` starts).
     #[command(hide = true)]
     Launch {
+        /// Serve rbv on the socket given as stdin: start the command once
+        /// per request (`--spawn-per-case`).
+        #[arg(long)]
+        serve: bool,
         /// The implementation's command line, for `sh -c`.
         #[arg(allow_hyphen_values = true)]
         command: String,
@@ -94,7 +98,12 @@ pub fn main() -> ExitCode {
         Command::Show(args) => show::run(args),
         Command::Lint(args) => lint::run(args),
         Command::Adapter(args) => adapter::run(args),
-        Command::Launch { command } => return crate::adapter::launch::run(&command),
+        Command::Launch { serve, command } => {
+            return match serve {
+                true => crate::adapter::fork_server::serve(&command),
+                false => crate::adapter::launch::run(&command),
+            }
+        }
         Command::Bench(args) => crate::bench::run(args),
         Command::Compare(args) => report_cmds::compare(args),
         Command::Diff(args) => report_cmds::diff(args),

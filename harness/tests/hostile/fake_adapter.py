@@ -32,6 +32,11 @@ with `auto` for reversible-local-trusted, else `escalate`; then it misbehaves as
                       process group and session (setsid), ignores SIGTERM
                       and SIGHUP and writes its pid to DIR/<pid>; then
                       behaves well
+  kill-launcher SIG DIR
+                      on its first request writes its pid to DIR/<pid>, then
+                      sends SIG (KILL, STOP or TERM) to its parent process
+                      (the launcher or fork server it runs under); then
+                      behaves well
   tty FILE            tries to open /dev/tty, writes to FILE what happened
                       (and a forged line to the terminal if it opened),
                       then behaves well
@@ -172,6 +177,16 @@ def escape(directory):
             time.sleep(3600)
 
 
+def kill_launcher(name, directory):
+    import os
+    import signal
+    path = os.path.join(directory, str(os.getpid()))
+    with open(path + ".tmp", "w") as f:
+        f.write(str(os.getpid()))
+    os.rename(path + ".tmp", path)
+    os.kill(os.getppid(), getattr(signal, "SIG" + name))
+
+
 def tty(path):
     import os
     try:
@@ -204,6 +219,8 @@ def main():
         served += 1
         if MODE == "escape" and served == 1:
             escape(sys.argv[2])
+        if MODE == "kill-launcher" and served == 1:
+            kill_launcher(sys.argv[2], sys.argv[3])
         if MODE == "hang":
             time.sleep(3600)
         elif MODE == "stubborn":

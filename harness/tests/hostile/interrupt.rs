@@ -25,12 +25,22 @@ impl Drop for HungRun {
 /// Starts the run through `sh -c "{prelude}exec rbv …"` and waits until
 /// both implementations hang on a request, in groups of their own.
 pub(super) fn hung_run(prelude: &str) -> HungRun {
-    hung_run_of(prelude, fake_command, Path::new(env!("CARGO_BIN_EXE_rbv")))
+    hung_run_with(
+        prelude,
+        fake_command,
+        Path::new(env!("CARGO_BIN_EXE_rbv")),
+        &[],
+    )
 }
 
 /// [`hung_run`] with the implementation's command made by `command`, run
-/// by the rbv binary at `rbv`.
-pub(super) fn hung_run_of(prelude: &str, command: fn(&str) -> String, rbv: &Path) -> HungRun {
+/// by the rbv binary at `rbv`, with `extra` arguments to `rbv run`.
+pub(super) fn hung_run_with(
+    prelude: &str,
+    command: fn(&str) -> String,
+    rbv: &Path,
+    extra: &[&str],
+) -> HungRun {
     let corpus = tempfile::tempdir().expect("temp dir");
     std::fs::write(corpus.path().join("REQUIREMENTS.yaml"), REQUIREMENTS).unwrap();
     std::fs::create_dir(corpus.path().join("hostile")).unwrap();
@@ -45,6 +55,7 @@ pub(super) fn hung_run_of(prelude: &str, command: fn(&str) -> String, rbv: &Path
         .arg(&implementation)
         .arg("--cases")
         .arg(corpus.path())
+        .args(extra)
         .env_remove("RBV_IMPL")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

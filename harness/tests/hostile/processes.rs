@@ -1,7 +1,7 @@
 //! Nothing an implementation starts outlives rbv, none of it reaches rbv's
 //! terminal, and running out of processes is a verdict, not a crash.
 
-use super::interrupt::hung_run_of;
+use super::interrupt::hung_run_with;
 use super::*;
 
 #[test]
@@ -22,7 +22,7 @@ fn an_answer_given_twice_is_the_protocol_error_of_the_case_that_caused_it() {
 
 /// `fake_command(mode)` with python3 named by its path: the launcher
 /// starts such a command itself, without `sh` (`launch::exec_only`).
-fn fake_command_without_sh(mode: &str) -> String {
+pub(super) fn fake_command_without_sh(mode: &str) -> String {
     let python = std::env::var_os("PATH")
         .and_then(|paths| {
             std::env::split_paths(&paths)
@@ -69,7 +69,7 @@ fn a_child_that_leaves_its_group_does_not_outlive_the_run() {
 }
 
 /// The name of the leader of `pid`'s session: the launcher it runs under.
-fn session_leader(pid: Pid) -> String {
+pub(super) fn session_leader(pid: Pid) -> String {
     let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.as_raw_nonzero()))
         .expect("the implementation's /proc stat");
     // After the name: state, ppid, pgrp, session.
@@ -88,13 +88,24 @@ fn sigkill_to_rbv_takes_every_implementation_with_it() {
     let fallback = alone.path().join("rbv");
     std::fs::hard_link(env!("CARGO_BIN_EXE_rbv"), &fallback).expect("a hard link to rbv");
     let rbv = Path::new(env!("CARGO_BIN_EXE_rbv"));
-    for (command, rbv, launcher) in [
-        (fake_command as fn(&str) -> String, rbv, "rbv-launch"),
-        (fake_command_without_sh, rbv, "rbv-launch"),
-        (fake_command, &fallback, "rbv"),
+    // With `--spawn-per-case` the implementations run under each worker's
+    // fork server (`rbv-launch --serve`, or `rbv launch --serve`).
+    let per_case: &[&str] = &["--spawn-per-case"];
+    for (command, rbv, launcher, extra) in [
+        (
+            fake_command as fn(&str) -> String,
+            rbv,
+            "rbv-launch",
+            &[][..],
+        ),
+        (fake_command_without_sh, rbv, "rbv-launch", &[]),
+        (fake_command, &fallback, "rbv", &[]),
+        (fake_command, rbv, "rbv-launch", per_case),
+        (fake_command_without_sh, rbv, "rbv-launch", per_case),
+        (fake_command, &fallback, "rbv", per_case),
     ] {
-        let mut run = hung_run_of("", command, rbv);
-        let what = format!("{} under {launcher}", command("stubborn DIR"));
+        let mut run = hung_run_with("", command, rbv, extra);
+        let what = format!("{} under {launcher} {extra:?}", command("stubborn DIR"));
         for &pid in &run.implementations {
             assert_eq!(session_leader(pid), launcher, "{what}");
         }
@@ -169,7 +180,9 @@ fn running_out_of_processes_gives_error_verdicts_not_a_panic() {
     open(&corpus.path().join("hostile"), 0o755);
     // So few tasks that rbv's own threads or the implementation's start
     // fail (rbv has a main, a signal and a worker thread).
-    for nproc in [3, 4, 5] {
+    // With `--spawn-per-case`, the fork server's start or its spawns fail.
+    let modes: [&[&str]; 2] = [&[], &["--spawn-per-case"]];
+    for (nproc, mode) in [3, 4, 5].into_iter().flat_map(|n| modes.map(|m| (n, m))) {
         let out = Command::new("setpriv")
             .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
             .arg("prlimit")
@@ -180,6 +193,7 @@ fn running_out_of_processes_gives_error_verdicts_not_a_panic() {
             .arg(fake_command("well-behaved"))
             .arg("--cases")
             .arg(corpus.path())
+            .args(mode)
             .env_remove("RBV_IMPL")
             .env_remove("RBV_CASES")
             .env("HOME", "/tmp")
