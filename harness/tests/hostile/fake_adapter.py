@@ -36,7 +36,8 @@ with `auto` for reversible-local-trusted, else `escalate`; then it misbehaves as
                       on its first request writes its pid to DIR/<pid>, then
                       sends SIG (KILL, STOP or TERM) to its parent process
                       (the launcher or fork server it runs under); then
-                      behaves well
+                      behaves well, but outlives the end of stdin and
+                      SIGTERM: only SIGKILL ends it
   tty FILE            tries to open /dev/tty, writes to FILE what happened
                       (and a forged line to the terminal if it opened),
                       then behaves well
@@ -288,6 +289,16 @@ def main():
             send(out)
             continue
         send(answer(req))
+    if MODE == "kill-launcher":
+        stubborn_after_eof()
+
+
+def stubborn_after_eof():
+    import signal
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    while True:
+        time.sleep(3600)
 
 
 if __name__ == "__main__":

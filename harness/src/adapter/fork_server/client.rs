@@ -8,7 +8,7 @@ use rustix::net::{
     SocketType,
 };
 use rustix::pipe::{pipe_with, PipeFlags};
-use rustix::process::Pid;
+use rustix::process::{waitid, Pid, WaitId, WaitIdOptions};
 use std::io::{self, IoSlice};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -129,8 +129,14 @@ impl ForkServer {
             return;
         }
         let pid = Pid::from_child(&self.process);
+        // Whether the server ended, without reaping it: until it is
+        // reaped its id (and its group's) cannot name another process.
+        let ended = || {
+            let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+            matches!(waitid(WaitId::Pid(pid), options), Ok(Some(_)))
+        };
         let deadline = Instant::now() + grace;
-        while matches!(self.process.try_wait(), Ok(None)) && Instant::now() < deadline {
+        while Instant::now() < deadline && !ended() {
             std::thread::sleep(Duration::from_millis(1));
         }
         // A server stopped or killed by what it runs: its tree, and what
