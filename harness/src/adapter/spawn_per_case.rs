@@ -62,16 +62,25 @@ fn fresh(
 ) -> Result<ProcessTransport, AdapterError> {
     let running =
         |s: &Arc<Mutex<ForkServer>>| s.lock().unwrap_or_else(|e| e.into_inner()).is_running();
-    if !server.as_ref().is_some_and(running) {
-        *server = config
-            .launcher
-            .as_deref()
-            .and_then(|launcher| ForkServer::start(launcher, &config.command).ok());
+    for retry in [false, true] {
+        if !server.as_ref().is_some_and(running) {
+            *server = config
+                .launcher
+                .as_deref()
+                .and_then(|launcher| ForkServer::start(launcher, &config.command).ok());
+        }
+        let Some(current) = server.as_ref() else {
+            return ProcessTransport::spawn(config);
+        };
+        match ProcessTransport::spawn_served(config, current) {
+            // The server died after its last answer (the previous child
+            // signalled it, say): once more, from a fresh server. A failure
+            // that left the server running is the child's own.
+            Err(_) if !retry && !running(current) => continue,
+            started => return started,
+        }
     }
-    match server {
-        Some(server) => ProcessTransport::spawn_served(config, server),
-        None => ProcessTransport::spawn(config),
-    }
+    unreachable!("the second try returns")
 }
 
 impl Transport for SpawnPerCase {

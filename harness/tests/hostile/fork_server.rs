@@ -139,7 +139,9 @@ fn run_killing_the_server(signal: &str) -> (std::process::Output, Duration, Vec<
 
 #[test]
 fn an_implementation_that_kills_or_stops_its_fork_server_leaves_nothing_behind() {
-    for signal in ["KILL", "STOP", "TERM"] {
+    // SIGTERM lets the server answer the case's end and then exit: the
+    // next spawn finds it gone (a race, half the runs here); four runs.
+    for signal in ["KILL", "STOP", "TERM", "TERM", "TERM", "TERM"] {
         let (out, took, children) = run_killing_the_server(signal);
         let stdout = String::from_utf8_lossy(&out.stdout);
         let survivors: Vec<Pid> = children.iter().copied().filter(|&p| !gone(p)).collect();
@@ -150,8 +152,8 @@ fn an_implementation_that_kills_or_stops_its_fork_server_leaves_nothing_behind()
             survivors.is_empty(),
             "{signal}: outlived rbv: {survivors:?}"
         );
-        // A fresh server for every case after one was lost: each of the
-        // four cases started its own child.
+        // A fresh server for every case after one was lost, also when the
+        // loss shows only at the next spawn: each case started its child.
         assert_eq!(children.len(), 4, "{signal}: {children:?}\n{stdout}");
         // Every case ended once.
         let summary = stdout.lines().last().unwrap_or_default();
