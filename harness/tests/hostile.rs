@@ -264,6 +264,28 @@ fn rbv() -> Command {
     command
 }
 
+/// `rbv run --spawn-per-case --jobs 2 --impl COMMAND --cases CORPUS`, to
+/// its end.
+fn rbv_run_per_case(command: &str, corpus: &Path) -> std::process::Output {
+    rbv()
+        .args(["run", "--spawn-per-case", "--jobs", "2", "--impl", command])
+        .arg("--cases")
+        .arg(corpus)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run rbv")
+}
+
+/// Those of `pids` still alive, each SIGKILLed now: a failing test leaves
+/// nothing running.
+fn killed_survivors(pids: &[Pid]) -> Vec<Pid> {
+    let survivors: Vec<Pid> = pids.iter().copied().filter(|&p| !gone(p)).collect();
+    for &p in &survivors {
+        let _ = kill_process(p, Signal::KILL);
+    }
+    survivors
+}
+
 /// `rbv run --impl "fake MODE" --cases CORPUS ARGS…`, to its end.
 fn rbv_run(mode: &str, corpus: &Path, args: &[&str]) -> std::process::Output {
     rbv()

@@ -127,13 +127,7 @@ fn run_killing_the_server(signal: &str) -> (std::process::Output, Duration, Vec<
         pids.path().display()
     ));
     let started = Instant::now();
-    let out = rbv()
-        .args(["run", "--spawn-per-case", "--jobs", "2", "--impl", &command])
-        .arg("--cases")
-        .arg(corpus.path())
-        .stdin(Stdio::null())
-        .output()
-        .expect("run rbv");
+    let out = rbv_run_per_case(&command, corpus.path());
     (out, started.elapsed(), pids_in(pids.path()))
 }
 
@@ -144,10 +138,7 @@ fn an_implementation_that_kills_or_stops_its_fork_server_leaves_nothing_behind()
     for signal in ["KILL", "STOP", "TERM", "TERM", "TERM", "TERM"] {
         let (out, took, children) = run_killing_the_server(signal);
         let stdout = String::from_utf8_lossy(&out.stdout);
-        let survivors: Vec<Pid> = children.iter().copied().filter(|&p| !gone(p)).collect();
-        for &p in &survivors {
-            let _ = kill_process(p, Signal::KILL);
-        }
+        let survivors = killed_survivors(&children);
         assert!(
             survivors.is_empty(),
             "{signal}: outlived rbv: {survivors:?}"

@@ -46,18 +46,9 @@ fn a_child_that_leaves_its_group_does_not_outlive_the_run() {
         } else {
             fake_command_without_sh(&mode)
         };
-        let out = rbv()
-            .args(["run", "--spawn-per-case", "--jobs", "2", "--impl", &command])
-            .arg("--cases")
-            .arg(corpus.path())
-            .stdin(Stdio::null())
-            .output()
-            .expect("run rbv");
+        let out = rbv_run_per_case(&command, corpus.path());
         let escaped = pids_in(pids.path());
-        let survivors: Vec<Pid> = escaped.iter().copied().filter(|&p| !gone(p)).collect();
-        for &p in &survivors {
-            let _ = kill_process(p, Signal::KILL);
-        }
+        let survivors = killed_survivors(&escaped);
         assert_eq!(out.status.code(), Some(0), "{command}: {out:?}");
         // One escapee per case, each started by its own child.
         assert_eq!(escaped.len(), 4, "{command}: {escaped:?}");
