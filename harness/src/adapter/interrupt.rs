@@ -121,12 +121,17 @@ fn stop(signal: i32) -> ! {
     let _starting = STARTING.write().unwrap_or_else(|e| e.into_inner());
     let groups = std::mem::take(&mut *live());
     let stopped = groups
-        .into_iter()
-        .filter(|&g| {
+        .iter()
+        .filter(|&&g| {
             super::tree::kill_tree_below(g);
             kill_group(g)
         })
         .count();
+    // A child a leader started in a group of its own as it was killed (a
+    // fork server's spawn in flight) escaped both the walk and the group
+    // kill; it reaches rbv, a subreaper, once the leader has died.
+    let leaders: Vec<i32> = groups.into_iter().collect();
+    super::tree::wait_until_dead(&leaders, std::time::Duration::from_millis(500));
     // Whatever else runs under rbv: orphans, and escapees of any group.
     super::tree::kill_tree_below(std::process::id() as i32);
     let name = signal_hook::low_level::signal_name(signal).unwrap_or("a signal");

@@ -62,6 +62,26 @@ pub fn kill_tree_below(pid: i32) {
     }
 }
 
+/// Waits at most `within` until every one of `pids` has died (a zombie,
+/// or gone): by then the kernel has handed its children to the nearest
+/// subreaper. Polls /proc.
+pub fn wait_until_dead(pids: &[i32], within: Duration) {
+    let deadline = Instant::now() + within;
+    while pids.iter().any(|&p| alive(p)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Running or stopped (not a zombie), per /proc.
+fn alive(pid: i32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // The state follows the parenthesized name, which may hold anything.
+    stat.rsplit_once(')')
+        .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X']))
+}
+
 fn kill(raw: i32) {
     if let Some(pid) = Pid::from_raw(raw) {
         let _ = kill_process(pid, Signal::KILL);
@@ -101,6 +121,25 @@ pub fn reap_orphans(keep: &BTreeSet<i32>, wait: Duration) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_killed_child_is_dead_once_waited_for_and_a_live_one_is_waited_for_no_longer_than_asked() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep");
+        let pid = child.id() as i32;
+        assert!(alive(pid));
+        let started = Instant::now();
+        wait_until_dead(&[pid], Duration::from_millis(50));
+        assert!(started.elapsed() >= Duration::from_millis(50));
+        assert!(alive(pid), "still running: the wait gave up");
+        kill(pid);
+        wait_until_dead(&[pid], Duration::from_secs(5));
+        assert!(!alive(pid), "a zombie is dead");
+        assert!(!child.wait().expect("reaped").success());
+        assert!(!alive(pid), "gone");
+    }
 
     #[test]
     fn a_child_is_listed_and_its_tree_killed() {
