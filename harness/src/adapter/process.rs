@@ -9,7 +9,9 @@
 //! bounded tail, so that a child flooding stderr never blocks on a full
 //! pipe. The child runs in its own process group, so that `sh -c` and
 //! whatever it starts die together; the group is registered with
-//! `interrupt`, which kills it when rbv is interrupted.
+//! `interrupt`, which kills it when rbv is interrupted. A child started by
+//! a fork server (`--spawn-per-case`) is that server's to end
+//! (`started`).
 
 mod off_script;
 mod started;
