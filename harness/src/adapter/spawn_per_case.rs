@@ -60,27 +60,37 @@ fn fresh(
     config: &ProcessConfig,
     server: &mut Option<Arc<Mutex<ForkServer>>>,
 ) -> Result<ProcessTransport, AdapterError> {
-    let running =
-        |s: &Arc<Mutex<ForkServer>>| s.lock().unwrap_or_else(|e| e.into_inner()).is_running();
-    for retry in [false, true] {
-        if !server.as_ref().is_some_and(running) {
-            *server = config
-                .launcher
-                .as_deref()
-                .and_then(|launcher| ForkServer::start(launcher, &config.command).ok());
-        }
-        let Some(current) = server.as_ref() else {
-            return ProcessTransport::spawn(config);
-        };
-        match ProcessTransport::spawn_served(config, current) {
-            // The server died after its last answer (the previous child
-            // signalled it, say): once more, from a fresh server. A failure
-            // that left the server running is the child's own.
-            Err(_) if !retry && !running(current) => continue,
-            started => return started,
-        }
+    match served(config, server) {
+        // The server died after its last answer (the previous child
+        // signalled it, say): once more, from a fresh server. A failure
+        // that left the server running is the child's own.
+        Some(Err(_)) if !server.as_ref().is_some_and(running) => served(config, server),
+        other => other,
     }
-    unreachable!("the second try returns")
+    .unwrap_or_else(|| ProcessTransport::spawn(config))
+}
+
+/// A child from the server in `server`, started first when it is not
+/// running; `None` without a launcher, or when no server can start.
+fn served(
+    config: &ProcessConfig,
+    server: &mut Option<Arc<Mutex<ForkServer>>>,
+) -> Option<Result<ProcessTransport, AdapterError>> {
+    if !server.as_ref().is_some_and(running) {
+        *server = config
+            .launcher
+            .as_deref()
+            .and_then(|launcher| ForkServer::start(launcher, &config.command).ok());
+    }
+    let server = server.as_ref()?;
+    Some(ProcessTransport::spawn_served(config, server))
+}
+
+fn running(server: &Arc<Mutex<ForkServer>>) -> bool {
+    server
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .is_running()
 }
 
 impl Transport for SpawnPerCase {

@@ -43,7 +43,7 @@ pub struct Served {
 }
 
 /// A served child and rbv's ends of its stdin, stdout and stderr.
-pub type Started = (Served, ChildStdin, ChildStdout, ChildStderr);
+pub type Spawned = (Served, ChildStdin, ChildStdout, ChildStderr);
 
 fn lock(server: &Mutex<ForkServer>) -> MutexGuard<'_, ForkServer> {
     server.lock().unwrap_or_else(|e| e.into_inner())
@@ -84,8 +84,9 @@ impl ForkServer {
     }
 
     /// Starts the command once more.
-    pub fn spawn(server: &Arc<Mutex<Self>>) -> io::Result<Started> {
-        let (stdin, stdin_far) = swap(pipe_with(PipeFlags::CLOEXEC)?);
+    pub fn spawn(server: &Arc<Mutex<Self>>) -> io::Result<Spawned> {
+        // (read end, write end): the child reads its stdin, rbv the rest.
+        let (stdin_far, stdin) = pipe_with(PipeFlags::CLOEXEC)?;
         let (stdout, stdout_far) = pipe_with(PipeFlags::CLOEXEC)?;
         let (stderr, stderr_far) = pipe_with(PipeFlags::CLOEXEC)?;
         let far = [stdin_far.as_fd(), stdout_far.as_fd(), stderr_far.as_fd()];
@@ -199,11 +200,6 @@ fn exit_status(raw: &str) -> Option<ExitStatus> {
 
 fn garbled(answer: &str) -> io::Error {
     io::Error::other(format!("the fork server answered {answer:?}"))
-}
-
-/// A pipe as (write end, read end).
-fn swap((read, write): (OwnedFd, OwnedFd)) -> (OwnedFd, OwnedFd) {
-    (write, read)
 }
 
 fn exchange(
