@@ -41,6 +41,7 @@ class Reading:
     host: str | None  # lower-cased, brackets removed; None when there is no authority
     userinfo: bool
     ip: IpAddr | None
+    lenient_ip: IpAddr | None = None
 
 
 def _whatwg_ipv4(host: str) -> ipaddress.IPv4Address | None:
@@ -129,6 +130,9 @@ def whatwg_reading(url: str) -> Reading | None:
         return None  # WHATWG: a host ending in a number must be an IPv4 address
     if ip is None and host.startswith("["):
         return None  # an invalid IPv6 address, a zone id included
+    port = hostport[len(host):] if not hostport.startswith("[") else hostport[hostport.find("]") + 1:]
+    if port.startswith(":") and port[1:] and (not port[1:].isdigit() or int(port[1:]) > 65535):
+        return None  # WHATWG refuses a port that is not a 16-bit number
     if ip is not None and isinstance(ip, ipaddress.IPv4Address):
         host = str(ip)
     return Reading(scheme, host[1:-1] if host.startswith("[") else host, userinfo, ip)
@@ -160,7 +164,10 @@ def rfc3986_reading(url: str) -> Reading | None:
         ip = ipaddress.ip_address(host.split("%")[0])
     except ValueError:
         ip = None
-    return Reading(parts.scheme.lower(), host, userinfo, ip)
+    # What inet_aton-style parsers (curl, many C libraries) read a numeric
+    # name as: not trusted for the loopback carve-out, feared for metadata.
+    lenient = ip if ip is not None else _whatwg_ipv4(host) if host[:1].isdigit() else None
+    return Reading(parts.scheme.lower(), host, userinfo, ip, lenient)
 
 
 def _is_loopback(r: Reading) -> bool:
@@ -174,10 +181,19 @@ def _is_loopback(r: Reading) -> bool:
     return ip is not None and ip.is_loopback
 
 
+_EMBEDS_V4 = [ipaddress.ip_network(n) for n in ("::/96", "64:ff9b::/96", "64:ff9b:1::/48", "::ffff:0:0:0/96")]
+
+
 def _v4(r: Reading) -> IpAddr | None:
-    ip = r.ip
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return ip.ipv4_mapped
+    """The IPv4 address a host reaches, also through an IPv6 address that
+    embeds one (mapped, compatible, NAT64, SIIT)."""
+    ip = r.ip or r.lenient_ip
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return ip.ipv4_mapped
+        if any(ip in net for net in _EMBEDS_V4) and int(ip) & 0xFFFFFFFF and ip not in (
+                ipaddress.IPv6Address("::1"), ipaddress.IPv6Address("::")):
+            return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
     return ip
 
 
@@ -216,7 +232,7 @@ def whatwg_fails(url: str) -> str | None:
     if r is None or r.host is None:
         return None
     raw = r.host
-    if raw.startswith("["):
+    if raw.startswith("[") or isinstance(r.ip, ipaddress.IPv6Address):
         return None
     if "[" in raw or "]" in raw:
         return "brackets in the host"
@@ -261,17 +277,17 @@ def classify_fetch(url: object, method: object, hard_to_reverse_local: Band) -> 
         return Finding.write("fetch: cloud metadata service", sensitive=True)
     if any(_is_internal(r) for r in hosted):
         return Finding.write("fetch: internal network address")
-    if w.userinfo:
-        return Finding.write("fetch: credentials in the URL", sensitive=True)
     # Every parser must read the same plain loopback host: any doubt and
     # the request may go elsewhere.
-    plain = url == url.strip() and not re.search(r"[\t\n\r\\]", url) and "%" not in (w.host or "")
+    plain = url == url.strip() and not re.search(r"[\t\n\r]", url) and "%" not in (w.host or "")
     loopback = (scheme != "ftp" and plain and len(hosted) == len(readings) == 2
                 and all(_is_loopback(r) for r in hosted) and len({r.host for r in hosted}) == 1)
+    if w.userinfo and not loopback:
+        return Finding.write("fetch: credentials in the URL", sensitive=True)
     if loopback:
         if reads:
-            return Finding("auto", reasons=[f"fetch: {method} of a loopback URL"])
-        return Finding(hard_to_reverse_local, state_change=True,
+            return Finding("auto", sensitive=w.userinfo, reasons=[f"fetch: {method} of a loopback URL"])
+        return Finding(hard_to_reverse_local, state_change=True, sensitive=w.userinfo,
                        reasons=[f"fetch: {method} changes a local service"])
     if reads:
         return Finding("soft-ack", ingests=True, reasons=[f"fetch: {method} brings in untrusted content"])

@@ -57,22 +57,35 @@ SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "ash", "fish", "mksh", "busybox"}
 WRAPPERS = {"nice", "nohup", "timeout", "stdbuf", "ionice", "command", "builtin", "exec", "time",
             "setsid", "unbuffer", "chronic", "caffeinate", "chrt", "taskset", "xvfb-run", "sudo", "doas",
             "watch", "flock"}
-# Variables whose value a program runs or loads: setting one is running it.
+# Variables whose value names a program that runs: a plain name of a
+# program we know is fine (`PAGER=less`), a path or a command line is not.
 PROGRAM_VARIABLES = {
     "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
-    "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_EXEC_PATH",
-    "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
-    "GIT_PROXY_COMMAND", "RIPGREP_CONFIG_PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT",
-    "DYLD_INSERT_LIBRARIES", "BASH_ENV", "ENV", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE", "PERL5OPT",
-    "PERL5LIB", "PYTHONSTARTUP", "PYTHONPATH", "NODE_OPTIONS", "BROWSER", "PATH", "IFS", "SHELLOPTS",
-    "BASHOPTS", "PS4", "GIT_DIR", "GIT_TEMPLATE_DIR", "NPM_CONFIG_SCRIPT_SHELL", "MAKEFLAGS",
+    "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND",
+    "BROWSER", "CC", "CXX", "LD", "AR", "AS", "CPP", "FC", "RUSTC", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER",
+    "RUSTDOC", "CARGO_BUILD_RUSTC_WRAPPER", "SHELL", "CONFIG_SHELL", "MAKE", "npm_config_script_shell",
+    "NPM_CONFIG_SCRIPT_SHELL", "TERMINAL", "DIFF", "LESS_TERMCAP", "GIT_DIFF_TOOL",
+}
+# Variables whose value is code or a file of it that something loads: setting one is running it.
+LOADER_VARIABLES = {
+    "GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT", "RIPGREP_CONFIG_PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES",
+    "BASH_ENV", "ENV", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE", "PERL5OPT", "PERL5LIB", "PYTHONSTARTUP",
+    "NODE_OPTIONS", "IFS", "SHELLOPTS", "BASHOPTS", "PS4", "GIT_TEMPLATE_DIR", "LESSKEY", "RUBYOPT",
+    "JAVA_TOOL_OPTIONS", "CARGO_TARGET_DIR_RUNNER", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0",
+}
+KNOWN_PLAIN_PROGRAMS = {
+    "less", "more", "cat", "most", "vim", "vi", "nvim", "nano", "emacs", "code", "ed", "true", "gcc", "g++", "clang",
+    "clang++", "cc", "c++", "gcc-12", "gcc-13", "gcc-14", "clang-17", "clang-18", "sccache", "ccache", "ld",
+    "lld", "mold", "ar", "bash", "sh", "zsh", "dash", "make", "gmake", "rustc", "diff", "delta", "meld",
+    "firefox", "chromium", "xdg-open", "ssh", "tee", "w3m", "lynx",
 }
 SECRET_PATTERNS = [
     re.compile(p) for p in (
         r"(^|/)\.env(\.(?!example$|sample$|template$|dist$)[^/]*)?$", r"(^|/)\.envrc$",
-        r"(^|/)id_(rsa|dsa|ecdsa|ed25519)[^/]*$", r"\.pem$", r"\.key$", r"\.p12$", r"\.pfx$", r"\.jks$",
+        r"(^|/)id_(rsa|dsa|ecdsa|ed25519)(?!.*\.pub$)[^/]*$", r"\.pem$", r"\.key$", r"\.p12$", r"\.pfx$", r"\.jks$",
         r"(^|/)\.netrc$", r"(^|/)\.pgpass$", r"(^|/)\.npmrc$", r"(^|/)\.pypirc$", r"(^|/)\.git-credentials$",
-        r"(^|/)credentials(\.[a-z]+)?$", r"(^|/)\.ssh(/|$)", r"(^|/)\.aws(/|$)", r"(^|/)\.azure(/|$)",
+        r"(^|/)credentials(\.[a-z]+)?$", r"(^|/)\.ssh(/(?!.*\.pub$|known_hosts$)|$)", r"(^|/)\.aws(/|$)", r"(^|/)\.azure(/|$)",
         r"(^|/)\.gnupg(/|$)", r"(^|/)\.kube(/|$)", r"(^|/)\.docker/config\.json$", r"(^|/)secrets?(\.[a-z]+)?$",
         r"(^|/)\.htpasswd$", r"(^|/)\.config/gh(/|$)", r"(^|/)\.config/gcloud(/|$)", r"(^|/)\.cargo/credentials",
         r"(^|/)\.[a-z]*_history$", r"(^|/)\.history$", r"^/etc/(shadow|gshadow|sudoers|passwd|master\.passwd)",
@@ -91,6 +104,16 @@ SECRET_EXAMPLES = [
 SECRET_VARIABLE = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|AUTH)",
                              re.I)
 HARMLESS_SINKS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"}
+PERMISSION_PROGRAMS = {"chmod", "chown", "chgrp", "chattr", "setfacl"}
+# Script and target names that build, check or test; anything else (deploy,
+# release, seed-prod) may reach beyond the workspace.
+SAFE_SCRIPTS = {"build", "test", "tests", "lint", "check", "typecheck", "type-check", "format", "fmt", "dev",
+                "compile", "watch", "coverage", "ci", "bench", "docs", "doc", "prepare", "clean", "start", "serve",
+                "preview", "e2e", "unit", "all", "verify", "validate", "tsc", "storybook", "generate", "codegen"}
+RISKY_TARGETS = {"deploy", "install", "release", "publish", "upload", "push", "uninstall", "dist-upload",
+                 "distclean", "prod", "production", "ship", "tag"}
+DEV_TOOLS = {"eslint", "tsc", "prettier", "jest", "vitest", "mocha", "ts-node", "tsx", "vite", "webpack", "rollup",
+             "esbuild", "stylelint", "playwright", "cypress", "nx", "turbo", "lerna", "biome", "knip", "depcheck"}
 
 
 def _braces(pattern: str) -> list[str]:
@@ -146,13 +169,14 @@ def _mode_opens(mode: str) -> bool:
         digits = mode.zfill(4)
         return digits[0] in "1234567" and digits[0] != "1" or digits[3] in "2367"
     for clause in mode.split(","):
-        m = re.fullmatch(r"([ugoa]*)([-+=])([rwxXst]*)", clause)
+        m = re.fullmatch(r"([ugoa]*)([-+=])([rwxXst]*|[ugo])", clause)
         if not m:
             return True
         who, op, perms = m.groups()
         if op == "-":
             continue
-        if "s" in perms or ("w" in perms and (who == "" and False or "o" in who or "a" in who)):
+        others = "o" in who or "a" in who
+        if "s" in perms or (others and ("w" in perms or perms in ("u", "g"))):
             return True
     return False
 
@@ -207,10 +231,15 @@ class Inspector:
         return result if result is not None else Finding.read("shell: no program")
 
     def assignment(self, w: Word) -> Finding:
-        name = w.text.split("=", 1)[0].rstrip("+").split("[")[0]
-        if name in PROGRAM_VARIABLES:
+        name, _, value = w.text.partition("=")
+        name = name.rstrip("+").split("[")[0]
+        if name in LOADER_VARIABLES:
+            return Finding.write(f"shell: setting {name} loads code that runs")
+        if name in PROGRAM_VARIABLES and not (w.fixed() and value in KNOWN_PLAIN_PROGRAMS):
             return Finding.write(f"shell: setting {name} chooses a program that runs")
-        return Finding.read(f"shell: sets {name}", sensitive=is_secret(Word(w.text.split("=", 1)[1], w.dynamic, w.glob)))
+        if name == "GOFLAGS" and re.search(r"exec|overlay|modfile", value):
+            return Finding.write("shell: GOFLAGS runs a program")
+        return Finding.read(f"shell: sets {name}", sensitive=is_secret(Word(value, w.dynamic, w.glob)))
 
     def redirect(self, r: Redirect) -> Finding:
         t = r.target
@@ -245,15 +274,14 @@ class Inspector:
         if name in WRAPPERS:
             return self.wrapper(name, args, cmd, depth)
         handler = getattr(self, "p_" + re.sub(r"[^a-z0-9]", "_", name), None) if name.isascii() else None
-        if handler is not None and (name in BUILDERS or name in ("eval", "xargs", "find", "curl", "wget", "awk",
-                                                                "gawk", "mawk", "tee", "date", "cp", "mv", "ln",
-                                                                "mkdir", "uniq")):
+        if handler is not None:
             f: Finding = handler(args, texts, cmd, depth)
             return f.combine(Finding("auto", sensitive=True, reasons=["shell: names a secret"])) if sensitive else f
         if name in SHELLS:
             return self.shell(name, args, cmd, depth)
         if name in BUILDERS:
-            return Finding.read(f"shell: {name} builds or inspects the workspace", sensitive=sensitive)
+            return Finding("auto", state_change=True, sensitive=sensitive,
+                           reasons=[f"shell: {name} builds or inspects the workspace"])
         if name in READ_ONLY:
             return Finding.read(f"shell: {name} reads", sensitive=sensitive)
         if name in LOCAL_WRITES:
@@ -438,7 +466,7 @@ class Inspector:
             i += 2 if texts[i] in with_arg else 1
         if i >= len(args):
             return Finding.read("shell: xargs echoes")
-        return self.program(args[i:], Simple(words=args[i:]), depth + 1)
+        return self._multi(args[i:], depth)
 
     def p_find(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
         result = Finding.read("shell: find lists")
@@ -452,7 +480,7 @@ class Inspector:
                 sub = args[i + 1:j]
                 if not sub:
                     return Finding.write("shell: find -exec without a command")
-                result = result.combine(self.program(sub, Simple(words=sub), depth + 1))
+                result = result.combine(self._multi(sub, depth))
                 i = j + 1
                 continue
             if t == "-delete":
@@ -472,7 +500,9 @@ class Inspector:
             if t in ("-x", "--exec", "-X", "--exec-batch"):
                 rest = args[i + 1:]
                 end = next((k for k, a in enumerate(rest) if a.text == ";"), len(rest))
-                return self._rest_words(rest[:end], depth, "fd -x")
+                if not rest[:end]:
+                    return Finding.write("shell: fd -x without a command")
+                return self._multi(rest[:end], depth)
         return Finding.read("shell: fd lists")
 
     p_fdfind = p_fd
@@ -530,8 +560,8 @@ class Inspector:
 
     def p_vim(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
         cmds = [t[1:] for t in texts if t.startswith("+")] + self._option_values(texts, ("-c", "--cmd"))
-        if any("!" in c or "system" in c or c.startswith(("w", "sav", "x", "wq", "r !")) for c in cmds):
-            return Finding.write("shell: editor command runs or writes")
+        if any(not re.fullmatch(r"\d*|/[^!]*", c) for c in cmds):
+            return Finding.write("shell: editor command may run or write")
         return Finding.read("shell: editor opens a workspace file")
 
     p_vi = p_nvim = p_vim
@@ -608,25 +638,28 @@ class Inspector:
                             sensitive=any(is_secret(Word(t[3:])) for t in texts if t.startswith("if=")))
 
     def p_chmod(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        if any(t in ("-R", "--recursive") or (re.fullmatch(r"-[a-zA-Z]+", t) and "R" in t) for t in texts):
+            return Finding.write("shell: recursive chmod changes a whole tree")
         modes = [t for t in texts if not t.startswith("-") or re.fullmatch(r"-[rwxXst]+", t)]
-        if modes and _mode_opens(modes[0].lstrip("-") if modes[0].startswith("-") else modes[0]):
-            if not modes[0].startswith("-"):
-                return Finding.write("shell: chmod opens a file to others or sets set-id")
-        if any(t in ("/", "-R") for t in texts) and "/" in texts:
-            return Finding.write("shell: chmod of the whole system")
+        if modes and not modes[0].startswith("-") and _mode_opens(modes[0]):
+            return Finding.write("shell: chmod opens a file to others or sets set-id")
         return Finding("auto", state_change=True, reasons=["shell: chmod changes workspace permissions"])
 
     def p_chown(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
-        if "/" in texts:
-            return Finding.write("shell: chown of the whole system")
-        return Finding("auto", state_change=True, reasons=["shell: changes workspace ownership"])
+        if any(t.startswith("-") and t != "-v" for t in texts):
+            return Finding.write("shell: chown with options changes more than one file's group")
+        owner = next((t for t in texts if not t.startswith("-")), "")
+        if not owner.startswith(":"):
+            return Finding.write("shell: chown gives a file to another user")
+        return Finding("auto", state_change=True, reasons=["shell: chown changes a workspace file's group"])
 
-    p_chgrp = p_chattr = p_setfacl = p_chown
 
     def p_install(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
         modes = self._option_values(texts, ("-m", "--mode"))
         if any(_mode_opens(m) for m in modes):
             return Finding.write("shell: install with an open mode")
+        if self._option_values(texts, ("-o", "--owner", "-g", "--group")):
+            return Finding.write("shell: install gives files to another owner")
         return Finding("auto", state_change=True, reasons=["shell: install copies into the workspace"])
 
     def p_mkdir(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
@@ -643,8 +676,14 @@ class Inspector:
     p_mv = p_ln = p_cp
 
     def p_rsync(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
-        if any(t in ("-e", "--rsh") or t.startswith("--rsh=") or t.startswith("--rsync-path") for t in texts):
-            return Finding.write("shell: rsync runs a remote shell")
+        for t in texts:
+            if t in ("-e", "--rsh") or t.startswith(("--rsh=", "--rsync-path")) or (
+                    re.fullmatch(r"-[a-zA-Z]+", t) and "e" in t[1:]):
+                return Finding.write("shell: rsync or scp runs a chosen remote shell")
+            if t == "-o" or (t.startswith("-o") and len(t) > 2):
+                return Finding.write("shell: ssh option may run a local command")
+            if t.startswith(("-S", "-F")):
+                return Finding.write("shell: scp runs a chosen program or config")
         if any(re.match(r"^[^/]+:", t) for t in texts if not t.startswith("-") and not t.startswith(".")):
             return Finding.write("shell: copies to or from another host")
         if any(t.startswith("--delete") or t.startswith("--remove-source") for t in texts):
@@ -710,13 +749,29 @@ class Inspector:
         return Finding.write("shell: node runs code we cannot see: fail safe")
 
     def p_npm(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
-        publish = {"publish", "unpublish", "deprecate", "owner", "access", "token", "login", "logout", "adduser",
-                   "team", "org", "dist-tag", "star", "hook"}
-        if any(t in publish for t in texts[:2]):
-            return Finding.write("shell: publishes or changes a registry")
-        return Finding.read("shell: package manager works in the workspace")
+        if any(t.startswith("--script-shell") for t in texts):
+            return Finding.write("shell: npm --script-shell runs a chosen shell")
+        pos = [t for t in texts if not t.startswith("-")]
+        sub = pos[0] if pos else "install"
+        if sub in ("publish", "unpublish", "deprecate", "owner", "access", "token", "login", "logout", "adduser",
+                   "team", "org", "dist-tag", "star", "hook", "exec", "x", "init", "create", "dlx", "link"):
+            return Finding.write(f"shell: {sub} publishes or runs a downloaded package")
+        if sub in ("run", "run-script", "rum", "urn"):
+            script = pos[1] if len(pos) > 1 else ""
+            if script.split(":")[0] not in SAFE_SCRIPTS:
+                return Finding.write(f"shell: script {script!r} is not a build or a test")
+            return Finding("auto", state_change=True, reasons=[f"shell: runs the {script} script"])
+        if sub in ("audit", "ls", "list", "outdated", "view", "info", "why", "explain", "help", "version", "search",
+                   "doctor", "root", "bin", "prefix", "query", "sbom", "fund"):
+            return Finding.read(f"shell: npm {sub} reads")
+        if sub in ("install", "i", "ci", "add", "test", "t", "tst", "pack", "prune", "dedupe", "rebuild",
+                   "update", "up", "doctor", "config", "cache", "fund", "search", "root", "bin", "prefix",
+                   "start", "stop", "restart", "remove", "rm", "uninstall", "un", "query", "pkg", "sbom"):
+            return Finding("auto", state_change=True, reasons=[f"shell: npm {sub} works in the workspace"])
+        if sub.split(":")[0] in SAFE_SCRIPTS:
+            return Finding("auto", state_change=True, reasons=[f"shell: runs the {sub} script"])
+        return Finding.write(f"shell: {sub!r} is not a build or a test")
 
-    p_yarn = p_pnpm = p_npm
 
     def p_pip(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
         if texts[:1] == ["uninstall"]:
@@ -726,9 +781,13 @@ class Inspector:
     p_pip3 = p_pip
 
     def p_cargo(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
-        if any(t in ("publish", "login", "owner", "yank", "logout") for t in texts[:3]):
-            return Finding.write("shell: cargo publishes to a registry")
-        return Finding.read("shell: cargo builds the workspace")
+        for v in self._option_values(texts, ("--config",)):
+            if re.search(r"runner|linker|rustc|wrapper|\.ar\b|credential|alias", v):
+                return Finding.write("shell: cargo --config chooses a program that runs")
+        pos = [t for t in texts if not t.startswith(("-", "+"))]
+        if pos and pos[0] in ("publish", "login", "owner", "yank", "logout", "install", "uninstall"):
+            return Finding.write(f"shell: cargo {pos[0]} publishes or installs beyond the workspace")
+        return Finding("auto", state_change=bool(pos), reasons=["shell: cargo builds the workspace"])
 
     def p_docker(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
         reads = {"--version", "version", "ps", "images", "info", "logs", "inspect", "build", "help", "--help"}
@@ -768,8 +827,14 @@ class Inspector:
         i = 0
         while i < len(texts) and texts[i].startswith("-"):
             t = texts[i]
-            if t.startswith(("--exec-path", "--config-env")):
-                return Finding.write(f"shell: git {t.split('=')[0]} chooses programs that run")
+            if t.startswith("--exec-path"):
+                return Finding.write("shell: git --exec-path chooses programs that run")
+            if t.startswith("--config-env"):
+                key = t.split("=", 1)[1] if "=" in t else (texts[i + 1] if i + 1 < len(texts) else "")
+                if _danger_git_key(key.split("=", 1)[0]):
+                    return Finding.write("shell: git --config-env sets a program that runs")
+                i += 1 if "=" in t else 2
+                continue
             if t == "-c" and i + 1 < len(texts):
                 if _danger_git_key(texts[i + 1].split("=", 1)[0]):
                     return Finding.write("shell: git -c sets a program that runs")
@@ -786,8 +851,10 @@ class Inspector:
                     "-u", "-x") and sub in ("clone", "fetch", "pull", "ls-remote", "rebase", "push", "archive"):
                 if not (sub == "push" and t == "-u"):
                     return Finding.write(f"shell: git {sub} {t} runs a program")
-        if sub in GIT_READS:
+        if sub in GIT_READS or sub == "ls-remote":
             return Finding.read(f"shell: git {sub} reads")
+        if sub == "bisect" and rest[:1] == ["run"]:
+            return self._rest_words(args[i + 2:], depth, "git bisect run")
         if sub == "branch":
             if any(t in ("-d", "-D", "--delete", "-f", "--force", "-M", "-C") for t in rest):
                 return Finding.write("shell: git branch deletes or overwrites a branch")
@@ -869,7 +936,8 @@ class Inspector:
             i += 1
         if positional:
             remote = positional[0]
-            if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", remote):
+            local = remote.startswith(("./", "../", "/")) and ":" not in remote
+            if not local and not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", remote):
                 return Finding.write("shell: git push to a URL, not a configured remote")
             for ref in positional[1:]:
                 src, colon, dst = ref.partition(":")
@@ -928,7 +996,8 @@ class Inspector:
             i += 1
         method: str | None = None
         get = False
-        saves = not curl
+        saved_file = False
+        to_stdout = False
         sensitive = False
         for opt, val in opts:
             if opt in ("-X", "--request", "--method") and val is not None:
@@ -947,15 +1016,18 @@ class Inspector:
                 urls.append(val)
             elif curl and opt in ("-o", "--output", "-c", "--cookie-jar", "-D", "--dump-header", "--output-dir"):
                 if val not in ("-", "/dev/null", "/dev/stdout", None):
-                    saves = True
+                    saved_file = True
             elif curl and opt in ("-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name"):
-                saves = True
+                saved_file = True
             elif not curl and opt in ("-O", "--output-document"):
-                saves = val not in ("-", "/dev/null", "/dev/stdout")
-            elif not curl and opt in ("--save-cookies",):
-                saves = True
+                if val in ("-", "/dev/null", "/dev/stdout"):
+                    to_stdout = True
+                else:
+                    saved_file = True
+            elif not curl and opt in ("--save-cookies", "-o", "--output-file", "-a", "--append-output"):
+                saved_file = True
             elif not curl and opt == "--spider":
-                saves = False
+                to_stdout = True
             elif opt in ("-u", "--user", "--password", "--http-password", "--proxy-user", "-E", "--cert", "--key",
                          "--oauth2-bearer"):
                 sensitive = True
@@ -967,6 +1039,8 @@ class Inspector:
             elif opt in ("-H", "--header") and val is not None and re.match(r"\s*(authorization|cookie|x-api-key)\s*:",
                                                                            val, re.I):
                 sensitive = True
+        # wget saves what it fetches unless told to print it.
+        saves = saved_file or (not curl and not to_stdout)
         if get and method in (None, "POST"):
             method = "GET"
         if not urls:
@@ -986,6 +1060,154 @@ class Inspector:
         if saves:
             result = result.combine(Finding("auto", state_change=True, reasons=[f"shell: {name} saves a file"]))
         return result
+
+    def p_chgrp(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        if any(t.startswith("-") and t != "-v" for t in texts):
+            return Finding.write("shell: chgrp with options changes a tree or follows links")
+        return Finding("auto", state_change=True, reasons=["shell: chgrp changes a workspace file's group"])
+
+    def p_chattr(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        flags = [t for t in texts if t[:1] in "+-="]
+        if flags and all(re.fullmatch(r"[+-]C", f) for f in flags):
+            return Finding("auto", state_change=True, reasons=["shell: chattr of copy-on-write only"])
+        return Finding.write("shell: chattr changes immutable, append-only or other attributes")
+
+    def p_setfacl(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        opts = [t for t in texts if t.startswith("-")]
+        if opts and all(o in ("-x", "--remove") or o.startswith("--remove=") for o in opts):
+            return Finding("auto", state_change=True, reasons=["shell: setfacl removes an entry"])
+        return Finding.write("shell: setfacl grants access to others")
+
+    def p_emacs(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        if any(t in ("--eval", "-eval", "-l", "--load", "-f", "--funcall", "--script", "-x") or
+               t.startswith(("--eval=", "--load=", "--funcall=")) for t in texts):
+            return Finding.write("shell: emacs evaluates code")
+        return Finding.read("shell: editor opens a workspace file")
+
+    def _multi(self, sub: list[Word], depth: int) -> Finding:
+        """A program run over many files at once (find -exec, xargs, fd -x)."""
+        if sub and sub[0].fixed() and posixpath.basename(sub[0].text) in PERMISSION_PROGRAMS:
+            return Finding.write(f"shell: {sub[0].text} over many files at once")
+        return self.program(sub, Simple(words=sub), depth + 1)
+
+    def p_npx(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        pos = [t for t in texts if not t.startswith("-")]
+        if pos and pos[0] in DEV_TOOLS and not any(t in ("--yes", "-y", "-p", "--package") for t in texts):
+            return Finding("auto", state_change=True, reasons=[f"shell: npx {pos[0]} runs a workspace dev tool"])
+        return Finding.write("shell: npx runs a package it may download")
+
+    def p_make(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        i = 0
+        targets: list[str] = []
+        while i < len(texts):
+            t = texts[i]
+            if t.startswith(("--eval", "-E")):
+                return Finding.write("shell: make --eval runs given rules")
+            if t in ("-f", "--file", "--makefile") or t.startswith(("--file=", "--makefile=")) or (
+                    t.startswith("-f") and len(t) > 2):
+                val = t.split("=", 1)[1] if "=" in t else (t[2:] if len(t) > 2 and not t.startswith("--")
+                                                           else (texts[i + 1] if i + 1 < len(texts) else "-"))
+                if val == "-" or val.startswith(("/", "~", "..")):
+                    return Finding.write("shell: make runs rules from outside the workspace")
+            if t in ("-C", "--directory") or t.startswith(("--directory=", "-C")):
+                val = t.split("=", 1)[1] if "=" in t else (t[2:] if len(t) > 2 and not t.startswith("--")
+                                                           else (texts[i + 1] if i + 1 < len(texts) else ""))
+                if val.startswith(("/", "~", "..")):
+                    return Finding.write("shell: make in a directory outside the workspace")
+            if t in ("-f", "--file", "--makefile", "-C", "--directory", "-I", "--include-dir", "-o", "-W"):
+                i += 2
+                continue
+            if is_assignment(t):
+                f = self.assignment(args[i])
+                if f.band == "escalate":
+                    return f
+            elif not t.startswith("-"):
+                targets.append(t)
+            i += 1
+        bad = [t for t in targets if t in RISKY_TARGETS or t.split(":")[0] in RISKY_TARGETS]
+        if bad:
+            return Finding.write(f"shell: make {bad[0]} reaches beyond the workspace")
+        return Finding("auto", state_change=True, reasons=["shell: make builds the workspace"])
+
+    def p_bundle(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        if texts[:1] == ["exec"] and len(args) > 1:
+            return self.program(args[1:], Simple(words=args[1:]), depth + 1)
+        return Finding("auto", state_change=True, reasons=["shell: bundle installs the workspace's gems"])
+
+    def p_rake(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        if any(re.search(r"drop|reset|deploy|release|publish|destroy|purge|seed|migrate|rollback", t) for t in texts):
+            return Finding.write("shell: rake task changes a database or publishes")
+        return Finding("auto", state_change=True, reasons=["shell: rake task in the workspace"])
+
+    def p_go(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        if any(t in ("-exec", "-toolexec") or t.startswith(("-exec=", "-toolexec=", "--exec", "--toolexec"))
+               for t in texts):
+            return Finding.write("shell: go -exec runs a chosen program")
+        pos = [t for t in texts if not t.startswith("-")]
+        if pos and pos[0] in ("install", "get") or (pos[:1] == ["run"] and any("@" in p for p in pos[1:])):
+            return Finding.write("shell: go downloads and runs or installs a module")
+        return Finding("auto", state_change=True, reasons=["shell: go builds the workspace"])
+
+    def p_cmake(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        if "-P" in texts:
+            return Finding.write("shell: cmake -P runs a script")
+        if texts[:1] == ["-E"] and len(texts) > 1:
+            tool = texts[1]
+            if tool == "env":
+                i = 2
+                while i < len(texts) and (texts[i].startswith("-") or is_assignment(texts[i])):
+                    i += 1
+                return self._rest_words(args[i:], depth, "cmake -E env")
+            if tool in ("rm", "remove", "remove_directory", "rename"):
+                return Finding.write(f"shell: cmake -E {tool} deletes")
+            return Finding("auto", state_change=True, reasons=[f"shell: cmake -E {tool}"])
+        return Finding("auto", state_change=True, reasons=["shell: cmake builds the workspace"])
+
+    def p_gradlew(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        if any(t in ("-I", "--init-script") or t.startswith("--init-script=") for t in texts):
+            return Finding.write("shell: gradle runs an init script")
+        if any(t in RISKY_TARGETS or t.startswith("publish") for t in texts):
+            return Finding.write("shell: gradle publishes")
+        return Finding("auto", state_change=True, reasons=["shell: gradle builds the workspace"])
+
+    def p_dotnet(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        if texts[:2] in (["nuget", "push"], ["tool", "install"], ["nuget", "delete"]) or texts[:1] == ["publish"] \
+                and "--self-contained" in texts:
+            return Finding.write("shell: dotnet publishes or installs globally")
+        return Finding("auto", state_change=True, reasons=["shell: dotnet builds the workspace"])
+
+    def p_cabal(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        if any(t in ("upload", "publish", "hex.publish", "release", "deploy") for t in texts[:2]):
+            return Finding.write("shell: publishes a package")
+        return Finding("auto", state_change=True, reasons=["shell: builds the workspace"])
+
+    def p_lerna(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        if any(t in ("publish", "version") for t in texts[:1]):
+            return Finding.write("shell: lerna publishes")
+        if texts[:1] == ["run"] and len(texts) > 1 and texts[1].split(":")[0] not in SAFE_SCRIPTS:
+            return Finding.write("shell: lerna runs a script that is not a build or a test")
+        return Finding("auto", state_change=True, reasons=["shell: lerna builds the workspace"])
+
+    def p_yarn(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        pos = [t for t in texts if not t.startswith("-")]
+        if pos and pos[0] == "dlx":
+            return Finding.write("shell: yarn dlx runs a downloaded package")
+        if pos and pos[0] not in ("install", "add", "remove", "upgrade", "why", "info", "list", "audit", "run",
+                                  "workspaces", "workspace", "config", "cache", "--version", "version"):
+            if pos[0].split(":")[0] not in SAFE_SCRIPTS:
+                return Finding.write(f"shell: yarn {pos[0]} is not a build or a test")
+        return self.p_npm(args, texts, cmd, depth) if pos and pos[0] == "run" else Finding(
+            "auto", state_change=True, reasons=["shell: yarn works in the workspace"])
+
+    def p_pnpm(self, args: list[Word], texts: list[str], cmd: Simple, depth: int) -> Finding:
+        if texts[:1] == ["dlx"]:
+            return Finding.write("shell: pnpm dlx runs a downloaded package")
+        return self.p_npm(args, texts, cmd, depth)
+
+
+    p_stack = p_mix = p_cabal
+
+    p_gradle = p_mvn = p_mvnw = p_gradlew
 
 
 def _sed_runs_or_writes(script: str) -> bool:

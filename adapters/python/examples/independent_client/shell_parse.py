@@ -463,14 +463,18 @@ def parse(text: str) -> Script:
     # The last operator needs a command after it (`ls |`, `a &&`).
     dangling: str | None = None
 
+    # A `)` just closed a group: an operator may follow it (`(a); b`).
+    group_closed = False
+
     def end_command(op: str | None) -> None:
-        nonlocal cur, dangling
+        nonlocal cur, dangling, group_closed
         had_words = bool(cur.words)
         structure.strip(cur)
         if cur.words or cur.redirects:
             script.commands.append(cur)
-        elif op is not None and not had_words:
+        elif op is not None and not had_words and not group_closed:
             raise ParseError(f"`{op}` without a command before it")
+        group_closed = False
         dangling = op
         cur = Simple(piped_in=op in ("|", "|&"))
 
@@ -534,6 +538,7 @@ def parse(text: str) -> Script:
                             raise ParseError("`)` closes nothing")
                         structure.stack.pop()
                         dangling = None
+                        group_closed = True
                     else:
                         end_command(op)
                     break

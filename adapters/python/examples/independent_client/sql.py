@@ -180,7 +180,17 @@ def split_statements(tokens: list[Token]) -> list[list[Token]]:
 
 READ_HEADS = {"SELECT", "WITH", "VALUES", "TABLE", "SHOW", "EXPLAIN", "DESCRIBE", "DESC", "FETCH", "MOVE", "CLOSE"}
 # Session housekeeping: nothing a later session or the data can see.
-HARMLESS_HEADS = {"SAVEPOINT", "RELEASE", "DISCARD", "DEALLOCATE", "RESET", "UNLISTEN"}
+HARMLESS_HEADS = {"SAVEPOINT", "RELEASE", "DEALLOCATE", "UNLISTEN"}
+# Session settings that change how fast or in which form results come, never
+# what a statement means, who runs it or whether it may write.
+HARMLESS_SETTINGS = {
+    "statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout", "work_mem", "maintenance_work_mem",
+    "application_name", "timezone", "time", "datestyle", "intervalstyle", "extra_float_digits", "random_page_cost",
+    "seq_page_cost", "cpu_tuple_cost", "effective_cache_size", "jit", "max_parallel_workers_per_gather",
+    "transaction", "session", "default_transaction_isolation", "geqo", "from_collapse_limit",
+    "join_collapse_limit", "plan_cache_mode", "temp_buffers", "track_io_timing", "lc_messages", "lc_monetary",
+    "lc_numeric", "lc_time", "local", "deadlock_timeout", "cursor_tuple_fraction", "default_statistics_target",
+}
 # Anywhere in a read, these words mean a write hides inside it (a
 # data-modifying CTE, a subquery, an EXPLAIN ANALYZE target).
 WRITE_WORDS = {
@@ -247,7 +257,14 @@ PURE_POSTGRESQL = PURE_COMMON | {
     "pg_column_size", "pg_get_serial_sequence", "string_to_table", "trim_array", "array_sample", "array_shuffle",
     "any_value", "date_bin", "sign", "factorial", "erf", "random_normal", "to_regclass", "to_regtype",
 }
-PURE = {"postgresql": PURE_POSTGRESQL, "mysql": PURE_COMMON, "sqlite": PURE_COMMON}
+PURE_SQLITE = PURE_COMMON | {
+    "pragma_table_info", "pragma_table_xinfo", "pragma_index_list", "pragma_index_info", "pragma_index_xinfo",
+    "pragma_foreign_key_list", "pragma_database_list", "pragma_collation_list", "pragma_function_list",
+    "pragma_table_list", "json_each", "json_tree", "json_array_length", "json_type", "json_valid", "json_quote",
+    "json_insert", "json_replace", "json_set", "json_remove", "json_patch", "substring", "sqlite_source_id",
+    "unixepoch", "timediff", "octet_length", "format", "concat_ws", "string_agg", "median", "generate_series",
+}
+PURE = {"postgresql": PURE_POSTGRESQL, "mysql": PURE_COMMON, "sqlite": PURE_SQLITE}
 # Reads that hold a server resource: a prompt-worthy, not an irreversible, cost.
 RESOURCE_FUNCTIONS = {"pg_sleep", "pg_sleep_for", "pg_sleep_until", "sleep", "benchmark"}
 # Functions whose call has an effect although it reads like a value.
@@ -333,12 +350,21 @@ def _functions(stmt: list[Token], dialect: str) -> Finding | None:
     return result
 
 
+def _name(t: Token) -> str:
+    """An identifier as the server folds it: unquoted to lower case."""
+    return t.text if t.kind == "qident" else t.text.lower()
+
+
+MYSQL_GRANT_TABLES = {"user", "db", "global_priv", "proxies_priv", "tables_priv", "columns_priv", "procs_priv",
+                      "role_edges", "default_roles", "password_history", "host"}
+
+
 def _credential_read(stmt: list[Token]) -> bool:
-    low = [t.text.lower() if t.kind in ("word", "qident") else t.text for t in stmt]
+    low = [t.text.lower() if t.kind in ("word", "qident") else ("." if _is_punct(t, ".") else "") for t in stmt]
     for i, w in enumerate(low):
         if w in CREDENTIAL_TABLES:
             return True
-        if w == "mysql" and i + 2 < len(low) and low[i + 1] == ".":
+        if w == "mysql" and i + 2 < len(low) and low[i + 1] == "." and low[i + 2] in MYSQL_GRANT_TABLES:
             return True
     return False
 
@@ -347,7 +373,7 @@ def classify_statement(stmt: list[Token], dialect: str, prepared: dict[str, Find
     words = [t.upper for t in stmt]
     head = words[0] or stmt[0].text
     last = stmt[-1]
-    if len(stmt) > 1 and (last.upper in DANGLING or (last.kind == "punct" and last.text in ",=<>+-/.(")):
+    if len(stmt) > 1 and head != "SET" and (last.upper in DANGLING or (last.kind == "punct" and last.text in ",=<>+-/.(")):
         raise Unparseable(f"statement ends in {last.text!r}")
     if head == "PREPARE" and "AS" in words:
         at = words.index("AS")
@@ -355,16 +381,16 @@ def classify_statement(stmt: list[Token], dialect: str, prepared: dict[str, Find
         if inner is None:
             raise Unparseable("PREPARE without a statement")
         if len(stmt) > 1:
-            prepared[stmt[1].text.lower()] = inner
+            prepared[_name(stmt[1])] = inner
         return Finding(inner.band, inner.state_change, inner.sensitive, False,
                        ["sql: PREPARE runs nothing yet"] if inner.band == "auto" else inner.reasons)
     if head == "EXECUTE" and len(stmt) > 1 and dialect == "postgresql":
-        known = prepared.get(stmt[1].text.lower())
+        known = prepared.get(_name(stmt[1]))
         if known is not None:
             return known
         return Finding.write("sql: EXECUTE of a statement prepared elsewhere")
     sensitive = head != "EXPLAIN" and _credential_read(stmt)
-    funcs = _functions(stmt, dialect)
+    funcs = _functions(stmt, dialect) if head != "PRAGMA" else None
     if funcs is not None and funcs.band == "escalate":
         return Finding(funcs.band, True, sensitive, False, funcs.reasons)
     base = _classify_head(stmt, words, head, dialect, sensitive)
@@ -374,20 +400,36 @@ def classify_statement(stmt: list[Token], dialect: str, prepared: dict[str, Find
 def _classify_head(stmt: list[Token], words: list[str], head: str, dialect: str, sensitive: bool) -> Finding:
     if head in HARMLESS_HEADS:
         return Finding.read(f"sql: {head} is session housekeeping")
+    if head in ("RESET", "DISCARD"):
+        what = stmt[1].text.lower() if len(stmt) > 1 else ""
+        if (head == "DISCARD" and what in ("plans", "sequences")) or (head == "RESET" and (
+                what in HARMLESS_SETTINGS or what.startswith("enable_")) and what not in ("session", "local")):
+            return Finding.read(f"sql: {head} {what} is session housekeeping")
+        return Finding.write(f"sql: {head} {what} may change who or what the session is")
     if head in ("BEGIN", "START"):
         if "WRITE" in words or (dialect == "sqlite" and ("IMMEDIATE" in words or "EXCLUSIVE" in words)):
             return Finding.write(f"sql: {head} opens a writing transaction")
         return Finding.read(f"sql: {head} opens a transaction")
     if head == "SET":
         rest = words[1:]
-        if "ROLE" in rest[:2] or "AUTHORIZATION" in rest[:3] or "WRITE" in rest:
+        if "WRITE" in rest or "ROLE" in rest[:2] or "AUTHORIZATION" in rest[:3]:
             return Finding.write("sql: SET changes who or what the session may write")
-        names = [t.text.lower() for t in stmt[1:4] if t.kind in ("word", "qident")]
-        if any(n in ("search_path", "session_replication_role", "default_transaction_read_only",
-                     "transaction_read_only", "role", "password", "global", "persist") for n in names):
-            if not ("default_transaction_read_only" in names and any(w in ("ON", "TRUE") for w in words)):
-                return Finding.write("sql: SET of a setting that changes what statements mean or may do")
-        return Finding.read("sql: SET of a session setting")
+        if "READ" in rest and "ONLY" in rest and ("TRANSACTION" in rest or "CHARACTERISTICS" in rest):
+            return Finding.read("sql: SET makes transactions read-only")
+        names = [t.text.lower() for t in stmt[1:] if t.kind in ("word", "qident")]
+        i = 0
+        while i < len(names) and names[i] in ("session", "local"):
+            i += 1
+        name = names[i] if i < len(names) else ""
+        dotted = len(stmt) > 2 + i and _is_punct(stmt[2 + i], ".")
+        if name == "default_transaction_read_only" or name == "transaction_read_only":
+            if any(w in ("ON", "TRUE") for w in words) or any(t.kind == "number" and t.text == "1" for t in stmt) \
+                    or any(t.kind == "string" and t.text.lower() in ("on", "true", "1") for t in stmt):
+                return Finding.read("sql: SET makes the session read-only")
+            return Finding.write("sql: SET lets the session write")
+        if not dotted and (name in HARMLESS_SETTINGS or name.startswith("enable_")):
+            return Finding.read(f"sql: SET {name} is a session setting")
+        return Finding.write(f"sql: SET {name or '…'} may change what later statements mean")
     if head == "LISTEN":
         return Finding("soft-ack", reasons=["sql: LISTEN holds a server resource"])
     if head == "(":
