@@ -1,7 +1,7 @@
 //! The loop: lines from stdin, answers on stdout, one flush per answer.
 
 use crate::{Dispatcher, Implementation};
-use rbv_protocol::Response;
+use rbv_protocol::{is_blank_line, Response};
 use std::io::{self, BufRead, Write};
 
 /// The longest request line read whole (16 MiB, far above anything rbv
@@ -23,7 +23,8 @@ pub fn serve_stdio<I: Implementation>(implementation: I) -> io::Result<()> {
 /// Serves `implementation` on any reader and writer, lines up to `max_line`
 /// bytes (see [`MAX_LINE`]). Every line is answered in order and the output
 /// flushed after each answer, so that pipelined requests (several sent
-/// before any answer is read) are all answered. Blank lines are skipped;
+/// before any answer is read) are all answered. Blank lines (only spaces
+/// and tabs: [`is_blank_line`]) are skipped, every other line is answered;
 /// a `\r` before the newline is tolerated.
 pub fn serve<I: Implementation>(
     implementation: I,
@@ -41,13 +42,10 @@ pub fn serve<I: Implementation>(
                 format!("a line of more than {max_line} bytes ({len} read) is not read"),
             ),
             Line::Complete => {
-                let mut line = buf.as_slice();
-                if let Some(stripped) = line.strip_suffix(b"\r") {
-                    line = stripped;
-                }
-                if line.iter().all(u8::is_ascii_whitespace) {
+                if is_blank_line(&buf) {
                     continue;
                 }
+                let line = buf.strip_suffix(b"\r").unwrap_or(&buf);
                 match std::str::from_utf8(line) {
                     Ok(text) => dispatcher.handle_line(text),
                     Err(e) => rejected("bad-json", format!("the line is not UTF-8: {e}")),

@@ -256,3 +256,28 @@ fn dispatcher_handle_line_is_what_the_loop_writes() {
     );
     assert_eq!(d.handshake().capabilities, ["projection"]);
 }
+
+/// Only spaces and tabs (and a `\r` before the newline) make a line blank:
+/// a line of any other whitespace-like character is not JSON and gets an
+/// `error`, or the request after it would be charged with the silence.
+#[test]
+fn every_line_that_is_not_blank_is_answered() {
+    let odd = [
+        "\u{b}", "\u{c}", "\u{1c}", "\u{1f}", "\u{85}", "\u{a0}", "\u{2028}", "\u{2029}",
+        "\u{3000}", "\u{feff}", "\r\r", " \u{b}\t",
+    ];
+    let mut input = format!("{HANDSHAKE}\n\n \t\n\t\r\n");
+    for line in odd {
+        input.push_str(line);
+        input.push('\n');
+    }
+    input.push_str(r#"{"id":9,"session":"s","type":"project"}"#);
+    let a = serve_lines(&input, MAX_LINE);
+    let mut expected = vec!["handshake"];
+    expected.extend(odd.map(|_| "error"));
+    expected.push("projection");
+    assert_eq!(types(&a), expected);
+    assert!(a[1..=odd.len()]
+        .iter()
+        .all(|e| e["id"].is_null() && e["session"] == "" && e["code"] == "bad-json"));
+}

@@ -182,3 +182,128 @@ fn findings_are_deduplicated_capped_and_promotable_after_a_fix() {
         text(&wrong)
     );
 }
+
+/// `fragile_adapter.py MODE` in front of rbv's own adapter.
+fn fragile(mode: &str) -> String {
+    format!(
+        "python3 {} {mode} -- {} adapter",
+        root()
+            .join("harness/tests/hostile/fragile_adapter.py")
+            .display(),
+        env!("CARGO_BIN_EXE_rbv")
+    )
+}
+
+/// An adapter that skips the lines `str.strip()` empties: the finding names
+/// the line it left unanswered (not a later one), and its promoted case
+/// fails that adapter and passes the one that skips blank lines only.
+#[test]
+fn a_skipped_line_is_named_and_its_promoted_case_fails_only_where_it_was_found() {
+    let has_python = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_python {
+        eprintln!("SKIPPED: no python3 to run the fragile adapter");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let artifacts = dir.path().join("artifacts");
+    let (skipping, fixed) = (fragile("trim-blank"), fragile("none"));
+    // Past the first finding (exec 30 of seed 0): the execs after it must
+    // not be charged with its silence.
+    let out = rbv(&[
+        "fuzz",
+        "--target",
+        "protocol_decoder",
+        "--impl",
+        &skipping,
+        "--timeout",
+        "1000",
+        "--max-execs",
+        "45",
+        "--artifact-dir",
+        artifacts.to_str().unwrap(),
+    ]);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    let named: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.starts_with("# [protocol_decoder]"))
+        .collect();
+    assert!(!named.is_empty(), "{shown}");
+    let mut artifacts: Vec<_> = std::fs::read_dir(&artifacts)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_none())
+        .collect();
+    artifacts.sort();
+    assert_eq!(artifacts.len(), named.len(), "{shown}");
+    for artifact in &artifacts {
+        let recorded = std::fs::read_to_string(format!("{}.yaml", artifact.display()))
+            .unwrap_or_else(|e| panic!("every finding reproduced and is recorded: {e}\n{shown}"));
+        // The line sent, the one the finding names: whitespace `strip()`
+        // empties, but not blank.
+        let line: String = recorded
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("- send_raw: "))
+            .map(|l| serde_json::from_str(l).unwrap())
+            .unwrap_or_else(|| panic!("no raw line:\n{recorded}"));
+        assert!(!rbv_protocol::is_blank_line(line.as_bytes()), "{line:?}");
+        assert!(
+            line.chars()
+                .all(|c| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)),
+            "{line:?}\n{shown}"
+        );
+        let names = format!("RBV-PRO-001: no answer to {line:?}");
+        assert!(named.iter().any(|l| l.contains(&names)), "{names}\n{shown}");
+    }
+    let artifact = &artifacts[0];
+
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join("cases")).unwrap();
+    std::fs::copy(
+        root().join("cases/REQUIREMENTS.yaml"),
+        repo.join("cases/REQUIREMENTS.yaml"),
+    )
+    .unwrap();
+    let repo_arg = repo.to_str().unwrap();
+    let artifact = artifact.to_str().unwrap();
+    let promoted = rbv(&[
+        "promote",
+        "--target",
+        "protocol_decoder",
+        artifact,
+        "--root",
+        repo_arg,
+        "--impl",
+        &skipping,
+        "--timeout",
+        "2000",
+    ]);
+    assert_eq!(promoted.status.code(), Some(0), "{}", text(&promoted));
+    let cases = repo.join("cases");
+    let run = |implementation: &str| {
+        rbv(&[
+            "run",
+            "--cases",
+            cases.to_str().unwrap(),
+            "--filter",
+            "regressions/protocol/",
+            "--timeout",
+            "2000",
+            "--impl",
+            implementation,
+        ])
+    };
+    let on_skipping = run(&skipping);
+    assert_eq!(on_skipping.status.code(), Some(1), "{}", text(&on_skipping));
+    assert!(
+        text(&on_skipping).contains("1 failed"),
+        "{}",
+        text(&on_skipping)
+    );
+    let on_fixed = run(&fixed);
+    assert_eq!(on_fixed.status.code(), Some(0), "{}", text(&on_fixed));
+    assert!(text(&on_fixed).contains("1 passed"), "{}", text(&on_fixed));
+}

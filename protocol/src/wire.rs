@@ -5,8 +5,8 @@
 
 mod envelope;
 
+pub use envelope::{is_blank_line, salvage_envelope, WireError};
 use envelope::{join_envelope, split_envelope_ref, split_line, write_line, RawFields, ENVELOPE};
-pub use envelope::{salvage_envelope, WireError};
 
 use crate::vocab::{ApproverKind, AuditRecord, Band, Decision, Reversibility, Scope, Trust};
 use schemars::JsonSchema;

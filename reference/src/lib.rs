@@ -43,4 +43,4 @@ pub mod token;
 
 pub use mutant::Mutant;
 pub use profile::{Placement, Profile};
-pub use server::{serve, serve_with_profile, Server};
+pub use server::{serve, serve_lines, serve_with_profile, Server};

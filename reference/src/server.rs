@@ -344,7 +344,7 @@ fn record(
 }
 
 /// Serves requests line by line until EOF under the default profile,
-/// flushing after every answer. Blank lines are skipped.
+/// flushing after every answer (see [`serve_lines`]).
 pub fn serve(input: impl BufRead, output: impl Write, mutant: Option<Mutant>) -> io::Result<()> {
     serve_with_profile(input, output, mutant, Profile::default())
 }
@@ -352,22 +352,44 @@ pub fn serve(input: impl BufRead, output: impl Write, mutant: Option<Mutant>) ->
 /// [`serve`] under `profile`.
 pub fn serve_with_profile(
     input: impl BufRead,
-    mut output: impl Write,
+    output: impl Write,
     mutant: Option<Mutant>,
     profile: Profile,
 ) -> io::Result<()> {
     let mut server = Server::with_profile(mutant, profile);
-    for line in input.lines() {
-        let line = line?;
-        if line.trim().is_empty() {
+    serve_lines(input, output, |line| server.handle_line(line))
+}
+
+/// Answers every line of `input` that is not blank ([`is_blank_line`]) with
+/// `answer` until EOF, one line each, flushing after every answer. A `\r`
+/// before the newline is not part of the line; a line that is not UTF-8 is
+/// answered with an `error` rather than ending the loop, since every line
+/// gets an answer (PROTOCOL.md §10.1).
+pub fn serve_lines(
+    mut input: impl BufRead,
+    mut output: impl Write,
+    mut answer: impl FnMut(&str) -> String,
+) -> io::Result<()> {
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf)? == 0 {
+            return Ok(());
+        }
+        let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        if is_blank_line(line) {
             continue;
         }
-        let answer = server.handle_line(&line);
-        output.write_all(answer.as_bytes())?;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let text = match std::str::from_utf8(line) {
+            Ok(line) => answer(line),
+            Err(e) => Response::error(None, "", "bad-json", format!("the line is not UTF-8: {e}"))
+                .to_line(),
+        };
+        output.write_all(text.as_bytes())?;
         output.write_all(b"\n")?;
         output.flush()?;
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -166,6 +166,16 @@ class Framing(unittest.TestCase):
                 + '{"id":2,"session":"s","type":"project"}').encode()
         self.assertEqual([a["type"] for a in self.serve(data)], ["handshake", "projection", "projection"])
 
+    def test_every_line_that_is_not_blank_is_answered(self):
+        # Blank is spaces and tabs only: each of these lines is not JSON and gets an error.
+        odd = ["\v", "\f", "\x1c", "\x1f", "\x85", "\xa0", "\u2028", "\u2029", "\u3000", "\ufeff",
+               "\r\r", " \v\t"]
+        data = (HANDSHAKE + "\n \t\n\t\r\n" + "".join(line + "\n" for line in odd)
+                + '{"id":2,"session":"s","type":"project"}\n').encode()
+        answers = self.serve(data)
+        self.assertEqual([a["type"] for a in answers], ["handshake"] + ["error"] * len(odd) + ["projection"])
+        self.assertTrue(all(a["id"] is None and a["session"] == "" for a in answers[1:-1]), answers)
+
     def test_invalid_utf8_and_overlong_lines_are_errors_and_skipped(self):
         big = b'{"id":1,"session":"s","type":"project","pad":"' + b"x" * 5000 + b'"}\n'
         data = HANDSHAKE.encode() + b"\n\xff\xfe\n" + big + '{"id":2,"session":"\u00e9","type":"project"}\n'.encode()

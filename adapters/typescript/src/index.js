@@ -282,7 +282,9 @@ export function serve(spec, io = {}) {
       p.then(() => inFlight.delete(p));
       return;
     }
-    if (line.trim() === "") return;
+    // Blank is spaces and tabs only (PROTOCOL.md §1): trim() also empties
+    // U+000B, U+00A0 or a BOM, lines that must be answered.
+    if (bytes.every((b) => b === 0x20 || b === 0x09)) return;
     const p = submit(adapter.answerLine(line));
     inFlight.add(p);
     p.then(() => inFlight.delete(p));

@@ -54,6 +54,13 @@ test("lines split across chunks, CRLF, blank lines and a last line without newli
   assert.deepEqual(answers.map((a) => a.type), ["handshake", "projection", "projection"]);
 });
 
+test("blank is spaces and tabs only: every other line is answered, with an error when it is not JSON", async () => {
+  const odd = ["\v", "\f", "\x1c", "\x1f", "\x85", "\xa0", "\u2028", "\u2029", "\u3000", "\ufeff", "\r\r", " \v\t"];
+  const answers = await run([HANDSHAKE, "\n \t\n\t\r\n", ...odd.map((l) => `${l}\n`), '{"id":2,"session":"s","type":"project"}\n']);
+  assert.deepEqual(answers.map((a) => a.type), ["handshake", ...odd.map(() => "error"), "projection"]);
+  assert.ok(answers.slice(1, -1).every((a) => a.id === null && a.session === ""));
+});
+
 test("a multi-byte character split between chunks is decoded whole; invalid UTF-8 is an error", async () => {
   const line = Buffer.from('{"id":1,"session":"é€😀","type":"project"}\n');
   const answers = await run([HANDSHAKE, line.subarray(0, 22), line.subarray(22), Uint8Array.of(0xff, 0xfe, 0x0a), '{"id":2,"session":"s","type":"project"}\n']);

@@ -15,7 +15,7 @@ use super::model::Step;
 use super::node::{Kind, Node, NodeError};
 use crate::transport::{fill_raw, Transport};
 use crate::verdict::{ErrorVerdict, Verdict};
-use rbv_protocol::salvage_envelope;
+use rbv_protocol::{is_blank_line, salvage_envelope};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -63,10 +63,10 @@ impl RawLine {
                 "a raw line cannot contain a newline (it would be two lines)",
             ));
         }
-        if line.trim().is_empty() {
+        if is_blank_line(line.as_bytes()) {
             return Err(NodeError::at(
                 pos,
-                "a raw line cannot be blank (implementations skip blank lines unanswered)",
+                "a raw line cannot be blank: only spaces and tabs (implementations skip blank lines unanswered)",
             ));
         }
         Ok(RawLine {

@@ -76,25 +76,18 @@ pub fn serve_claiming(
     mut server: rbv_reference::Server,
     claim: &[String],
     input: impl BufRead,
-    mut output: impl Write,
+    output: impl Write,
 ) -> io::Result<()> {
-    for line in input.lines() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let mut answer = server.handle_line(&line);
-        if let Ok(mut value) = serde_json::from_str::<Value>(&answer) {
-            if value["type"] == "handshake" {
+    rbv_reference::serve_lines(input, output, |line| {
+        let answer = server.handle_line(line);
+        match serde_json::from_str::<Value>(&answer) {
+            Ok(mut value) if value["type"] == "handshake" => {
                 value["capabilities"] = Value::from(claim.to_vec());
-                answer = value.to_string();
+                value.to_string()
             }
+            _ => answer,
         }
-        output.write_all(answer.as_bytes())?;
-        output.write_all(b"\n")?;
-        output.flush()?;
-    }
-    Ok(())
+    })
 }
 
 /// Answers each request line with `canned` of its type.

@@ -234,12 +234,25 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
         let path = args.artifact_dir.join(format!("{}-{short}", target.name));
         let yaml = found.finding.to_yaml(&found.artifact, &date);
         std::fs::write(&path, &found.artifact).with_context(|| path.display().to_string())?;
-        let recorded = recorded_case(&path);
-        std::fs::write(&recorded, &yaml).with_context(|| recorded.display().to_string())?;
         // A finding quotes the implementation's answers: escaped, and
         // every line after rbv's `# `.
         for line in rbv_report::text::terminal_lines(&found.finding.to_string()) {
             println!("# {line}");
+        }
+        // Its case must fail where it was found, or it captures nothing.
+        let reproduced = crate::fuzz::promote::reproduce_recorded(
+            &found.finding,
+            &found.artifact,
+            &date,
+            subject.as_mut(),
+        );
+        if let Err(why) = &reproduced {
+            for line in rbv_report::text::terminal_lines(why) {
+                println!("# {line}");
+            }
+        } else {
+            let recorded = recorded_case(&path);
+            std::fs::write(&recorded, &yaml).with_context(|| recorded.display().to_string())?;
         }
         println!(
             "# found after {} execs ({:.1} ms), {} exec(s) of its kind; artifact ({} bytes, shrunk from {}): {}",
@@ -253,13 +266,15 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
         for word in oracles.judge(&found.finding, subject.as_mut()) {
             println!("# {word}");
         }
-        println!(
-            "# promote: rbv promote --target {} {}{}   (after a fix: --no-reproduce)",
-            target.name,
-            path.display(),
-            subject_flags(&args.subject)
-        );
-        println!("---\n{yaml}");
+        if reproduced.is_ok() {
+            println!(
+                "# promote: rbv promote --target {} {}{}   (after a fix: --no-reproduce)",
+                target.name,
+                path.display(),
+                subject_flags(&args.subject)
+            );
+            println!("---\n{yaml}");
+        }
     }
     if !outcome.found.is_empty() {
         print!("{}", summary(&outcome.found, args.max_findings));

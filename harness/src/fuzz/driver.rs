@@ -134,13 +134,22 @@ pub fn drive_with(
         attempt += 1;
         let checked = (target.check)(&mut Unstructured::new(&bytes), subject);
         subject.end_exec();
-        if let Some(why) = subject.take_failure() {
-            // Nothing was judged against a dead or hung implementation.
-            died = restart(subject, &mut restarts, &why);
-            if died.is_some() {
-                break;
+        let failure = subject.take_failure();
+        let judged = judged_failure(target, &checked, failure.is_some());
+        if let Some(why) = failure.as_deref() {
+            if judged {
+                // The failure is the finding: shrinking and the next input
+                // need a live implementation, and get one without it
+                // counting against MAX_RESTARTS.
+                died = revive(subject, why).err();
+            } else {
+                // Nothing was judged against a dead or hung implementation.
+                died = restart(subject, &mut restarts, why);
+                if died.is_some() {
+                    break;
+                }
+                continue;
             }
-            continue;
         }
         execs += 1;
         let Ok(Some(finding)) = checked else {
@@ -160,7 +169,11 @@ pub fn drive_with(
         }
         *shrinks += 1;
         let found_len = bytes.len();
-        let small = minimize::shrink(target, subject, bytes, finding, Budget::default());
+        let small = if died.is_some() {
+            minimize::unshrunk(bytes, finding)
+        } else {
+            minimize::shrink(target, subject, bytes, finding, Budget::default())
+        };
         let signature = minimize::signature(&small.finding);
         if let Some(same) = found.iter_mut().find(|f| f.signature == signature) {
             same.count += 1;
@@ -174,6 +187,9 @@ pub fn drive_with(
                 found_len,
                 signature,
             });
+        }
+        if died.is_some() {
+            break;
         }
         if let Some(why) = small.failed {
             died = restart(subject, &mut restarts, &why);
@@ -192,6 +208,24 @@ pub fn drive_with(
         restarts: restarts.min(MAX_RESTARTS),
         died,
     }
+}
+
+/// Whether the implementation's failure during an exec is the exec's
+/// finding (`Target::judges_failures`) rather than noise that voids it.
+pub(super) fn judged_failure(
+    target: &Target,
+    checked: &arbitrary::Result<Option<Finding>>,
+    failed: bool,
+) -> bool {
+    failed && target.judges_failures && matches!(checked, Ok(Some(_)))
+}
+
+/// Starts the implementation again after a failure that was a finding;
+/// why the run must stop when it cannot be started.
+pub(super) fn revive(subject: &mut dyn Subject, why: &str) -> Result<(), String> {
+    subject
+        .restart()
+        .map_err(|e| format!("{why}; cannot restart it: {e}"))
 }
 
 /// Starts a failed implementation again, counting the failure; why the run

@@ -9,6 +9,7 @@
 //! are one finding; shrinking first is what makes that comparison mean
 //! something, since two random inputs almost never build the same case.
 
+use super::driver::{judged_failure, revive};
 use super::finding::Finding;
 use super::subject::Subject;
 use super::targets::Target;
@@ -46,8 +47,10 @@ pub struct Shrunk {
 }
 
 /// Shrinks `artifact` (which made `target` report `finding`) as far as the
-/// budget allows while the target reports the same bug. Stops early, with
-/// the best input so far, when the implementation fails (`Shrunk::failed`).
+/// budget allows while the target reports the same bug. Every candidate
+/// runs on a live implementation: one that a candidate's finding failed
+/// (`Target::judges_failures`) is started again. Stops early, with the best
+/// input so far, when the implementation fails otherwise (`Shrunk::failed`).
 pub fn shrink(
     target: &Target,
     subject: &mut dyn Subject,
@@ -75,8 +78,16 @@ pub fn shrink(
             let checked = (target.check)(&mut Unstructured::new(&candidate), subject);
             subject.end_exec();
             if let Some(why) = subject.take_failure() {
-                best.failed = Some(why);
-                break 'sizes;
+                if !judged_failure(target, &checked, true) {
+                    best.failed = Some(why);
+                    break 'sizes;
+                }
+                // The candidate failed the implementation as the finding
+                // did: judge it, on a live implementation for the next one.
+                if let Err(e) = revive(subject, &why) {
+                    best.failed = Some(e);
+                    break 'sizes;
+                }
             }
             match checked {
                 Ok(Some(f)) if f.key() == best.finding.key() => {
@@ -92,6 +103,17 @@ pub fn shrink(
         chunk /= 2;
     }
     best
+}
+
+/// A finding kept as it was found, when the implementation cannot be
+/// started again to shrink it.
+pub fn unshrunk(artifact: Vec<u8>, finding: Finding) -> Shrunk {
+    Shrunk {
+        artifact,
+        finding,
+        checks: 0,
+        failed: None,
+    }
 }
 
 /// What makes two findings the same input: the rule broken, which way, and

@@ -7,7 +7,8 @@ use super::finding::{artifact_hash, Finding};
 use super::subject::Subject;
 use super::targets::Target;
 use crate::adapter::InProcess;
-use crate::case::{execute, load_files, CATALOGUE, FIXTURES};
+use crate::case::{execute, load_files, Case, CATALOGUE, FIXTURES};
+use crate::verdict::Verdict;
 use arbitrary::Unstructured;
 use rbv_reference::profile::{Profile, KEYS};
 use serde_json::Value;
@@ -57,8 +58,10 @@ pub fn promote(
     let (short, _) = artifact_hash(artifact);
     let rel = format!("{}.yaml", finding.case_id(artifact));
     let draft = finding.to_yaml(artifact, found);
-    let profile = profile_conditions(&root.join("cases"), &rel, &draft)?;
+    let context = case_context(&root.join("cases"))?;
+    let profile = profile_conditions(&context, &rel, &draft)?;
     let yaml = finding.to_yaml_with_profile(artifact, found, &profile);
+    reproduce(&load_one(&context, &rel, &yaml)?, subject)?;
     let case_path = root.join("cases").join(&rel);
     let artifact_path = root
         .join("corpora")
@@ -86,17 +89,9 @@ pub fn promote(
     })
 }
 
-/// The profile conditions a promoted case depends on. The finding's
-/// expectation comes from rbv's reading under its default profile; a
-/// client answering an open question differently, and correctly, may
-/// answer otherwise. So the case runs against the reference under every
-/// value of every key (one key varied at a time), and a key whose values
-/// do not all pass becomes a condition on the values that do.
-pub fn profile_conditions(
-    cases_root: &Path,
-    rel: &str,
-    yaml: &str,
-) -> Result<BTreeMap<String, Value>, String> {
+/// The files a case may refer to: the catalogue and the plugin fixtures
+/// under `cases_root`.
+fn case_context(cases_root: &Path) -> Result<Vec<(String, String)>, String> {
     let mut files = Vec::new();
     let catalogue = cases_root.join(CATALOGUE);
     if let Ok(text) = fs::read_to_string(&catalogue) {
@@ -113,15 +108,72 @@ pub fn profile_conditions(
             }
         }
     }
+    Ok(files)
+}
+
+/// The one case of `yaml` (at `rel`), loaded with `context`.
+fn load_one(context: &[(String, String)], rel: &str, yaml: &str) -> Result<Case, String> {
+    let mut files = context.to_vec();
     files.push((rel.to_owned(), yaml.to_owned()));
     let suite = load_files(&files).map_err(|errors| {
         let shown: Vec<String> = errors.iter().map(ToString::to_string).collect();
         format!("the promoted case does not load:\n{}", shown.join("\n"))
     })?;
-    let case = suite
+    suite
         .cases
-        .first()
-        .ok_or("the promoted case did not load")?;
+        .into_iter()
+        .next()
+        .ok_or_else(|| "the promoted case did not load".to_owned())
+}
+
+/// Whether `case` fails on `subject`, the implementation its finding was
+/// found in: a case that passes there captures nothing, and is not written.
+pub fn reproduce(case: &Case, subject: &mut dyn Subject) -> Result<(), String> {
+    let verdict = subject.run_case(case)?;
+    match verdict {
+        Verdict::Fail(_) | Verdict::Error(_) => Ok(()),
+        Verdict::Pass => Err(format!(
+            "the finding's case {} passes on {}: it does not reproduce the finding, and no case is written",
+            case.id,
+            subject.name()
+        )),
+        Verdict::Skip { reason } => Err(format!(
+            "the finding's case {} does not run on {} ({reason}): it does not reproduce the finding, and no case is written",
+            case.id,
+            subject.name()
+        )),
+    }
+}
+
+/// [`reproduce`] for the case `finding` becomes in `rbv fuzz`'s output,
+/// loaded with the corpus built into rbv (no checkout needed).
+pub fn reproduce_recorded(
+    finding: &Finding,
+    artifact: &[u8],
+    found: &str,
+    subject: &mut dyn Subject,
+) -> Result<(), String> {
+    let context: Vec<(String, String)> = crate::embedded::files()
+        .into_iter()
+        .filter(|(name, _)| name == CATALOGUE || name.starts_with(FIXTURES))
+        .collect();
+    let rel = format!("{}.yaml", finding.case_id(artifact));
+    let case = load_one(&context, &rel, &finding.to_yaml(artifact, found))?;
+    reproduce(&case, subject)
+}
+
+/// The profile conditions a promoted case depends on. The finding's
+/// expectation comes from rbv's reading under its default profile; a
+/// client answering an open question differently, and correctly, may
+/// answer otherwise. So the case runs against the reference under every
+/// value of every key (one key varied at a time), and a key whose values
+/// do not all pass becomes a condition on the values that do.
+pub fn profile_conditions(
+    context: &[(String, String)],
+    rel: &str,
+    yaml: &str,
+) -> Result<BTreeMap<String, Value>, String> {
+    let case = &load_one(context, rel, yaml)?;
     let passes = |profile: Profile| {
         let mut reference = InProcess::with_profile(None, profile);
         execute(case, &mut reference, "promote-1").verdict.is_pass()
@@ -253,7 +305,7 @@ mod tests {
         };
         let (rel, yaml) = unconditioned("fuzz-manifest-6a3a5f4a");
         assert_eq!(
-            profile_conditions(&cases, &rel, &yaml).unwrap(),
+            profile_conditions(&case_context(&cases).unwrap(), &rel, &yaml).unwrap(),
             BTreeMap::from([(
                 "permissions_placement".to_owned(),
                 serde_json::json!(["top-level", "both"])
@@ -261,7 +313,7 @@ mod tests {
         );
         let (rel, yaml) = unconditioned("fuzz-manifest-2016655e");
         assert_eq!(
-            profile_conditions(&cases, &rel, &yaml).unwrap(),
+            profile_conditions(&case_context(&cases).unwrap(), &rel, &yaml).unwrap(),
             BTreeMap::from([(
                 "undeclared_opaque_band".to_owned(),
                 serde_json::json!("escalate")
@@ -271,9 +323,37 @@ mod tests {
         let (rel, yaml) = unconditioned("fuzz-manifest-2016655e");
         let yaml = yaml.replace("{band: {at_least: escalate}}", "{band: {at_least: auto}}");
         assert_eq!(
-            profile_conditions(&cases, &rel, &yaml).unwrap(),
+            profile_conditions(&case_context(&cases).unwrap(), &rel, &yaml).unwrap(),
             BTreeMap::new()
         );
+    }
+
+    /// A finding's case is written only when it fails where the finding
+    /// was found: one that passes there captures nothing.
+    #[test]
+    fn a_case_that_passes_where_it_was_found_does_not_reproduce() {
+        let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let context = case_context(&cases).unwrap();
+        let yaml = r#"id: regressions/protocol/x
+title: t
+requirements: [RBV-PRO-001]
+source: {note: t}
+reason: r
+steps:
+  - send_raw: "\u000b"
+    expect: {type: error}
+  - reset_session: {}
+"#;
+        let rel = "regressions/protocol/x.yaml";
+        let mut reference = super::super::subject::InProcess::new(None);
+        let passing = load_one(&context, rel, yaml).unwrap();
+        let why = reproduce(&passing, &mut reference).unwrap_err();
+        assert!(
+            why.contains("passes on rbv-reference") && why.contains("no case is written"),
+            "{why}"
+        );
+        let failing = load_one(&context, rel, &yaml.replace("{type: error}", "{type: ack}"));
+        reproduce(&failing.unwrap(), &mut reference).unwrap();
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! What a fuzz target talks to: the reference (or a mutant) linked in, or
 //! any implementation over the protocol.
 
+use crate::case::{execute, Case};
 use crate::transport::Transport;
+use crate::verdict::Verdict;
 use rbv_protocol::{Capability, Request, RequestBody, ResponseBody};
 use rbv_reference::{Mutant, Server};
 use serde_json::Value;
@@ -56,6 +58,14 @@ pub trait Subject {
     /// Starts the implementation again after a failure.
     fn restart(&mut self) -> Result<(), String> {
         Err("this subject cannot be restarted".into())
+    }
+
+    /// Runs `case` against this implementation, as `rbv run` would: a
+    /// finding's case must fail where the finding was found before it is
+    /// written (`promote::reproduce`). `Err`: this subject cannot run cases.
+    fn run_case(&mut self, case: &Case) -> Result<Verdict, String> {
+        let _ = case;
+        Err("this subject cannot run cases".into())
     }
 }
 
@@ -112,6 +122,11 @@ impl Subject for InProcess {
 
     fn end_exec(&mut self) {
         self.server.forget_sessions();
+    }
+
+    fn run_case(&mut self, case: &Case) -> Result<Verdict, String> {
+        let mut reference = crate::adapter::InProcess::new(self.mutant);
+        Ok(execute(case, &mut reference, "rbv-reproduce").verdict)
     }
 
     fn name(&self) -> String {
@@ -246,10 +261,14 @@ impl Subject for OverTransport {
     }
 
     fn raw(&mut self, session: &str, template: &str) -> Result<(String, Value), String> {
-        let raw = self
-            .transport
-            .raw(session, template)
-            .map_err(|e| format!("{}: {}", e.kind.as_str(), e.message))?;
+        let raw = self.transport.raw(session, template).map_err(|e| {
+            // The transport is broken now: recorded like an exchange's
+            // failure, so that the driver restarts the implementation
+            // before the next input, which would otherwise be charged.
+            let why = format!("{}: {}", e.kind.as_str(), e.message);
+            self.failure.get_or_insert_with(|| why.clone());
+            why
+        })?;
         Ok((raw.sent, raw.answer.value))
     }
 
@@ -260,6 +279,19 @@ impl Subject for OverTransport {
 
     fn take_failure(&mut self) -> Option<String> {
         self.failure.take()
+    }
+
+    fn run_case(&mut self, case: &Case) -> Result<Verdict, String> {
+        self.next += 1;
+        let session = format!("rbv-reproduce-{}", self.next);
+        let verdict = execute(case, self.transport.as_mut(), &session).verdict;
+        if matches!(verdict, Verdict::Error(_)) {
+            // A crash, hang or broken protocol leaves the transport unusable
+            // for what comes after (the oracles' confirmations, the next
+            // finding's case); a restart that fails shows up there.
+            let _ = self.restart();
+        }
+        Ok(verdict)
     }
 
     fn restart(&mut self) -> Result<(), String> {

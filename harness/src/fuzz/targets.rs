@@ -1,6 +1,8 @@
 //! The fuzz targets: generator → subject → oracle. A transport failure
 //! (no answer) is the subject's problem, reported by the conformance run:
-//! the oracles judge answers only.
+//! the oracles judge answers only, except `protocol_decoder`'s, whose
+//! input is the line an implementation must survive
+//! (`Target::judges_failures`).
 
 use super::finding::{CaseDraft, Finding};
 use super::gen::{self, Labeled, Truth};
@@ -22,6 +24,12 @@ pub struct Target {
     pub name: &'static str,
     pub needs: &'static [Capability],
     pub check: Check,
+    /// Whether the implementation failing (crash, hang, garbage) during an
+    /// exec that reports a finding is that finding, not noise: true where
+    /// the input is the line that failed it (`protocol_decoder`). Such an
+    /// exec counts, and the implementation is started again before the
+    /// next input, so that no later input is charged with the failure.
+    pub judges_failures: bool,
 }
 
 // One constant per target, so that a cargo-fuzz binary names only its own:
@@ -33,54 +41,63 @@ pub const TOKEN_BINDING: Target = Target {
     name: "token_binding",
     needs: &[Capability::Tokens, Capability::Manifest],
     check: super::target_token::check,
+    judges_failures: false,
 };
 
 pub const SQL_BYPASS: Target = Target {
     name: "sql_bypass",
     needs: &[Capability::Sql, Capability::Manifest],
     check: sql_bypass,
+    judges_failures: false,
 };
 
 pub const SHELL_BYPASS: Target = Target {
     name: "shell_bypass",
     needs: &[Capability::Shell],
     check: shell_bypass,
+    judges_failures: false,
 };
 
 pub const URL_LOOPBACK: Target = Target {
     name: "url_loopback",
     needs: &[Capability::Fetch],
     check: url_loopback,
+    judges_failures: false,
 };
 
 pub const MANIFEST: Target = Target {
     name: "manifest",
     needs: &[Capability::Manifest],
     check: manifest,
+    judges_failures: false,
 };
 
 pub const RULE_OF_TWO: Target = Target {
     name: "rule_of_two",
     needs: &[Capability::RuleOfTwo, Capability::Manifest],
     check: super::target_rule_of_two::check,
+    judges_failures: false,
 };
 
 pub const PROJECTION: Target = Target {
     name: "projection",
     needs: &[Capability::Projection],
     check: super::target_projection::check,
+    judges_failures: false,
 };
 
 pub const CASE_LOADER: Target = Target {
     name: "case_loader",
     needs: &[],
     check: case_loader,
+    judges_failures: false,
 };
 
 pub const PROTOCOL_DECODER: Target = Target {
     name: "protocol_decoder",
     needs: &[],
     check: protocol_decoder,
+    judges_failures: true,
 };
 
 pub const TARGETS: &[Target] = &[

@@ -8,11 +8,14 @@ except on the kind of line its first argument names:
   before-handshake  exits on a request that comes before the handshake
   float-ids         reads ids as doubles, as JSON.parse does (and answers
                     with the rounded id)
+  trim-blank        skips every line str.strip() empties (U+000B, U+00A0,
+                    U+001C, ...), not only blank ones, as the SDKs once did
   none              forwards everything (the control)
 
 Such an adapter judges every operation exactly as the real one does: only
 the protocol cases can tell them apart.
 """
+import io
 import json
 import subprocess
 import sys
@@ -26,8 +29,10 @@ def main():
     assert sep == "--", "usage: fragile_adapter.py MODE -- COMMAND..."
     child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     shaken = False
-    for line in sys.stdin:
-        if not line.strip():
+    # Lines end at "\n" only: universal newlines would split at a lone "\r".
+    for line in io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline="\n"):
+        blank = line.rstrip("\n").removesuffix("\r").strip(" \t") == ""
+        if blank or (mode == "trim-blank" and not line.strip()):
             continue
         try:
             message = json.loads(line)

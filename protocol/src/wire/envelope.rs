@@ -131,6 +131,17 @@ pub(super) fn join_envelope(id: Option<u64>, session: &str, kind: &str, body: Va
     Value::Object(map)
 }
 
+/// Whether a line (without its `\n`) is blank, which is the one kind of line
+/// that gets no answer (PROTOCOL.md §1): empty, or only spaces and tabs, with
+/// one `\r` allowed at its end. Nothing wider: every other line is answered,
+/// with an `error` when it is not JSON, so that a line of U+000B, U+00A0 or a
+/// lone BOM (which `str::trim`, Python's `strip()` and JavaScript's `trim()`
+/// each empty differently) never leaves a request unanswered.
+pub fn is_blank_line(line: &[u8]) -> bool {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    line.iter().all(|&b| b == b' ' || b == b'\t')
+}
+
 /// Reads `id` and `session` from a line that may not be a valid request, so
 /// that an error answer can still echo them.
 pub fn salvage_envelope(line: &str) -> (Option<u64>, String) {

@@ -207,3 +207,18 @@ fn typed_json_is_the_line_without_id_and_session() {
     let empty = RequestBody::ResetSession(ResetSessionRequest {});
     assert_eq!(empty.typed_json(), r#"{"type":"reset_session"}"#);
 }
+
+/// Only spaces and tabs make a line blank, with one `\r` at its end; every
+/// other whitespace-like character leaves a line that must be answered.
+#[test]
+fn blank_lines_are_spaces_and_tabs_only() {
+    for blank in ["", " ", "\t", " \t ", "\r", "  \r"] {
+        assert!(is_blank_line(blank.as_bytes()), "{blank:?}");
+    }
+    for answered in [
+        "\u{b}", "\u{c}", "\u{1c}", "\u{1f}", "\u{85}", "\u{a0}", "\u{2028}", "\u{2029}",
+        "\u{feff}", "\u{3000}", "\r\r", "\r ", " x", "\0",
+    ] {
+        assert!(!is_blank_line(answered.as_bytes()), "{answered:?}");
+    }
+}

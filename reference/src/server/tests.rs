@@ -435,3 +435,27 @@ fn serve_answers_each_line_until_eof() {
     );
     assert_eq!(lines[2]["type"], "error");
 }
+
+/// Only spaces and tabs (and a `\r` before the newline) make a line blank:
+/// a line of any other whitespace-like character, or bytes that are not
+/// UTF-8, is answered with an `error` and serving goes on.
+#[test]
+fn serve_answers_every_line_that_is_not_blank() {
+    let mut input = b" \t\r\n\r\n".to_vec();
+    for odd in [
+        "\u{b}", "\u{c}", "\u{1c}", "\u{85}", "\u{a0}", "\u{2028}", "\u{feff}", "\r\r",
+    ] {
+        input.extend_from_slice(format!("{odd}\n").as_bytes());
+    }
+    input.extend_from_slice(b"\xff\n{\"id\":2,\"session\":\"a\",\"type\":\"project\"}\r\n");
+    let mut out = Vec::new();
+    serve(input.as_slice(), &mut out, None).unwrap();
+    let kinds: Vec<String> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["type"].to_string())
+        .collect();
+    let mut expected = vec!["\"error\"".to_owned(); 9];
+    expected.push("\"projection\"".into());
+    assert_eq!(kinds, expected);
+}

@@ -255,14 +255,16 @@ class Adapter(Generic[State]):
                 text = raw[:-1] if raw.endswith(b"\n") else raw
                 if text.endswith(b"\r"):
                     text = text[:-1]
+                # Blank is spaces and tabs only (PROTOCOL.md §1): str.strip()
+                # also empties U+000B, U+001C or U+00A0, lines that must be answered.
+                if not text.strip(b" \t"):
+                    continue
                 try:
                     line = text.decode("utf-8")
                 except UnicodeDecodeError:
                     answer = dumps({"id": None, "session": "", "type": "error", "code": "bad-json",
                                     "message": "the line is not UTF-8"})
                 else:
-                    if not line.strip():
-                        continue
                     answer = self.answer_line(line)
             sink.write(answer + "\n")
             sink.flush()

@@ -52,6 +52,13 @@ const FLIPS: &[&str] = &[
     "\u{fffd}",
 ];
 
+/// Whitespace-like characters that do not make a line blank, and the two
+/// that do (so that some lines mix them).
+const WHITESPACE: &[char] = &[
+    '\u{b}', '\u{c}', '\u{1c}', '\u{1f}', '\u{85}', '\u{a0}', '\u{1680}', '\u{2000}', '\u{2028}',
+    '\u{2029}', '\u{3000}', '\u{feff}', ' ', '\t',
+];
+
 fn flip(u: &mut Unstructured, line: &mut String) -> Result<()> {
     let chars: Vec<char> = line.chars().collect();
     let at = u.choose_index(chars.len())?;
@@ -76,7 +83,7 @@ pub fn input(u: &mut Unstructured) -> Result<RawInput> {
     let mut families = Vec::new();
     let breaks = u.int_in_range(1..=2)?;
     for _ in 0..breaks {
-        match u.int_in_range(0..=8)? {
+        match u.int_in_range(0..=9)? {
             // A line already cut to one character cannot be cut again.
             0 if line.len() > 1 => {
                 let cut = u.int_in_range(1..=line.len() - 1)?;
@@ -154,6 +161,15 @@ pub fn input(u: &mut Unstructured) -> Result<RawInput> {
                 };
                 families.push("not-an-object");
             }
+            8 => {
+                // A line that `trim()` or `strip()` empties but that is not
+                // blank (PROTOCOL.md §1): it must get an `error`.
+                line.clear();
+                for _ in 0..u.int_in_range(1..=3)? {
+                    line.push(*u.choose(WHITESPACE)?);
+                }
+                families.push("not-blank-whitespace");
+            }
             _ => {
                 // Below serde_json's recursion limit (128), which is rbv's
                 // reading and not a rule of the protocol.
@@ -166,7 +182,7 @@ pub fn input(u: &mut Unstructured) -> Result<RawInput> {
     }
     // One line: a newline would make two, and a blank line gets no answer.
     line = line.replace(['\n', '\r'], " ");
-    if line.trim().is_empty() {
+    if rbv_protocol::is_blank_line(line.as_bytes()) {
         line = "}".into();
     }
     Ok(RawInput {
