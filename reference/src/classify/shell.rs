@@ -82,7 +82,12 @@
 //!   (host decided by a WHATWG URL parse: `localhost`, 127/8, `::1`) are
 //!   reads; uploads (`-d`, `-F`, `-T`, `--json`, `-X` other than
 //!   GET/HEAD/OPTIONS; `-G -d` is a GET) are external unless to loopback
-//!   (then a local write). `ssh` (with or without a command), `nc`, mail →
+//!   (then a local write); the hosts `--resolve`, `--connect-to` and the
+//!   proxies send the connection to are judged as URLs of their own
+//!   (RBV-FET-012). bash's `/dev/tcp`/`/dev/udp` redirections, lookups and
+//!   probes whose name or payload is chosen at run time (`dig $(…).x`,
+//!   `ping -p`) → external (RBV-SH-017). `ssh` (with or without a
+//!   command), `nc`, mail →
 //!   external; `scp`/`rsync` to a remote → external, from a remote →
 //!   untrusted local write. A shell or interpreter reading code from a pipe
 //!   (`curl … | sh`) runs code nobody inspected: unknown → escalate.
@@ -147,6 +152,8 @@ mod tests;
 mod tests_classes;
 #[cfg(test)]
 mod tests_parts;
+#[cfg(test)]
+mod tests_principles;
 #[cfg(test)]
 mod tests_programs;
 

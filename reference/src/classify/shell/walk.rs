@@ -11,7 +11,9 @@ use brush_parser::ast::{
 use brush_parser::ParserOptions;
 
 use super::word::{self, Arg, Embedded};
-use super::{destroy, guard, join_all, programs, read, secrets, sensitive, unknown, write};
+use super::{
+    destroy, external, guard, join_all, programs, read, secrets, sensitive, unknown, write,
+};
 use crate::classify::Inspection;
 use crate::mutant::Mutant;
 use rbv_protocol::Reversibility;
@@ -332,6 +334,10 @@ impl Walker {
             IoRedirect::File(fd, kind, target) => match target {
                 IoFileRedirectTarget::Filename(w) => {
                     let path = self.word(w, out);
+                    if let Some(found) = socket(&path) {
+                        out.push(found);
+                        return;
+                    }
                     match kind {
                         IoFileRedirectKind::Read => {
                             if on_stdin(fd) {
@@ -361,7 +367,9 @@ impl Walker {
                             .trim_end_matches('-')
                             .chars()
                             .all(|c| c.is_ascii_digit());
-                    if !fd_like {
+                    if let Some(found) = socket(&target) {
+                        out.push(found);
+                    } else if !fd_like {
                         // `>&file` is `&>file`.
                         self.output(&target, false, out);
                     }
@@ -396,7 +404,10 @@ impl Walker {
             }
             IoRedirect::OutputAndError(w, append) => {
                 let path = self.word(w, out);
-                self.output(&path, *append, out);
+                match socket(&path) {
+                    Some(found) => out.push(found),
+                    None => self.output(&path, *append, out),
+                }
             }
         }
     }
@@ -421,6 +432,25 @@ impl Walker {
         }
         out.push(found);
     }
+}
+
+/// bash itself opens a network connection for a redirection to
+/// `/dev/tcp/HOST/PORT` or `/dev/udp/HOST/PORT` (no such files exist): the
+/// socket is a two-way channel to another host whatever the direction of
+/// the redirection, like a `ws:` URL, and loopback is no exception (raw
+/// bytes to a local service are gopher's SSRF). A target whose text could
+/// become such a path once expanded fails safe the same way.
+fn socket(path: &Arg) -> Option<Inspection> {
+    let text = path.text.as_str();
+    let named = ["/dev/tcp/", "/dev/udp/"]
+        .iter()
+        .any(|p| text.starts_with(p));
+    let maybe = !path.resolved && text.starts_with("/dev/$");
+    (named || maybe).then(|| {
+        external(format!(
+            "`{text}`: bash opens a network connection and the data crosses it"
+        ))
+    })
 }
 
 fn is_null_device(path: &Arg) -> bool {
