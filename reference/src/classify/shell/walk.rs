@@ -10,6 +10,7 @@ use brush_parser::ast::{
 };
 use brush_parser::ParserOptions;
 
+use super::place::{self, Place};
 use super::word::{self, Arg, Embedded};
 use super::{
     destroy, external, guard, join_all, programs, read, secrets, sensitive, unknown, write,
@@ -43,6 +44,10 @@ pub struct Walker {
     /// Inside a command that `find -exec`, `xargs` or `fd -x` run once per
     /// file found: a per-file change there covers a whole tree.
     pub many_files: bool,
+    /// Where `cd`/`pushd` moved the shell, when that is outside the
+    /// workspace as far as the default rule can tell (`None`: the
+    /// workspace, or an absolute directory that may be it).
+    pub cwd: Option<Place>,
 }
 
 impl Walker {
@@ -53,6 +58,7 @@ impl Walker {
             functions: HashSet::new(),
             mutant,
             many_files: false,
+            cwd: None,
         }
     }
 
@@ -93,10 +99,12 @@ impl Walker {
             return unknown(format!("not inspected: {}", guard::Refusal::Deep));
         }
         let saved = self.functions.clone();
+        let cwd = self.cwd;
         self.depth += 1;
         let found = self.source(text);
         self.depth -= 1;
         self.functions = saved;
+        self.cwd = cwd;
         found
     }
 
@@ -416,6 +424,8 @@ impl Walker {
         if is_null_device(path) {
             return;
         }
+        let verb = if append { "appends to" } else { "truncates" };
+        out.extend(place::write(path, self.cwd, verb));
         let mut found = if append {
             write(format!("appends to `{}`", path.text))
         } else {
