@@ -130,6 +130,10 @@
 //!   escalates. A project tool run after `cd` into a temporary or system
 //!   directory, or with a project option naming one (`--manifest-path`,
 //!   `-C`), runs code from outside the workspace and escalates.
+//! - A variable's value set on the command line is inspected where bash
+//!   evaluates it (RBV-SH-020): `${x@P}` (an unknown value fails safe),
+//!   arithmetic and `${!x}` (a subscript's `$(…)` runs); `mapfile`,
+//!   `compgen` and `complete -C` run their code.
 //! - Here-documents are data unless an interpreter reads them: a shell's
 //!   body is inspected as shell; an unquoted delimiter's body expands, so
 //!   its substitutions run. Function, `trap` and alias bodies count as run.

@@ -315,6 +315,9 @@ fn code_runner(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Optio
     let found = match name {
         "eval" => joined_code(w, args, "eval"),
         "export" | "declare" | "typeset" | "local" | "readonly" => {
+            for a in args {
+                w.set_var(a);
+            }
             let effects: Vec<Inspection> = args.iter().filter_map(|a| assignment(w, a)).collect();
             super::join_all(effects)
                 .unwrap_or_else(|| read(format!("`{name}` sets shell variables")))
@@ -325,6 +328,14 @@ fn code_runner(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Optio
             ),
             _ => unknown(format!("`{name}` runs the code of a file")),
         },
+        // `-C CODE`: mapfile runs it every `-c` lines read, compgen runs it
+        // now, complete at every later completion.
+        "mapfile" | "readarray" | "compgen" | "complete" if args.iter().any(|a| a.text == "-C") => {
+            match option_code(args, "-C", "-C") {
+                Some(Some(code)) => w.nested(&code),
+                _ => unknown(format!("`{name} -C` runs code known only at run time")),
+            }
+        }
         "trap" => match args.first() {
             Some(a) if a.text == "-p" || a.text == "-l" || args.len() == 1 => {
                 read("`trap` lists or resets")

@@ -11,7 +11,7 @@ use brush_parser::ast::{
 use brush_parser::ParserOptions;
 
 use super::place::{self, Place};
-use super::word::{self, Arg, Embedded};
+use super::word::{self, Arg, Embedded, Evaluation};
 use super::{
     destroy, external, guard, join_all, programs, read, secrets, sensitive, unknown, write,
 };
@@ -48,6 +48,9 @@ pub struct Walker {
     /// workspace as far as the default rule can tell (`None`: the
     /// workspace, or an absolute directory that may be it).
     pub cwd: Option<Place>,
+    /// Variables this command line set: their value when it is literal,
+    /// `None` when an expansion decides it.
+    vars: std::collections::HashMap<String, Option<String>>,
 }
 
 impl Walker {
@@ -59,6 +62,7 @@ impl Walker {
             mutant,
             many_files: false,
             cwd: None,
+            vars: std::collections::HashMap::new(),
         }
     }
 
@@ -114,6 +118,15 @@ impl Walker {
         let found = f(self);
         self.many_files = saved;
         found
+    }
+
+    /// Records a `NAME=value` the shell itself keeps (an assignment
+    /// alone, `export`, `declare`, `local`, …).
+    pub fn set_var(&mut self, arg: &Arg) {
+        if let Some((name, value)) = programs::env_assignment(&arg.text) {
+            let value = arg.resolved.then(|| value.to_owned());
+            self.vars.insert(name.to_owned(), value);
+        }
     }
 
     pub fn is_function(&self, name: &str) -> bool {
@@ -194,13 +207,17 @@ impl Walker {
 
     fn compound(&mut self, compound: &CompoundCommand, out: &mut Vec<Inspection>) {
         match compound {
-            CompoundCommand::Arithmetic(a) => self.embedded_text(&a.expr.value, out),
+            CompoundCommand::Arithmetic(a) => {
+                self.embedded_text(&a.expr.value, out);
+                self.embedded(word::arithmetic_names(&a.expr.value), out);
+            }
             CompoundCommand::ArithmeticForClause(f) => {
                 for e in [&f.initializer, &f.condition, &f.updater]
                     .into_iter()
                     .flatten()
                 {
                     self.embedded_text(&e.value, out);
+                    self.embedded(word::arithmetic_names(&e.value), out);
                 }
                 self.list(&f.body.list, out);
             }
@@ -266,6 +283,9 @@ impl Walker {
                 CommandPrefixOrSuffixItem::AssignmentWord(_, w) if in_prefix => {
                     let assigned = self.word(w, out);
                     out.extend(programs::assignment(self, &assigned));
+                    if simple.word_or_name.is_none() {
+                        self.set_var(&assigned);
+                    }
                 }
                 CommandPrefixOrSuffixItem::AssignmentWord(_, w)
                 | CommandPrefixOrSuffixItem::Word(w) => argv.push(self.word(w, out)),
@@ -332,7 +352,38 @@ impl Walker {
                         "executing text that cannot be inspected: `{text}`"
                     )));
                 }
+                Embedded::Evaluated(name, how) => self.evaluated(&name, how, out),
             }
+        }
+    }
+
+    /// A variable's value evaluated as code: a value this command line set
+    /// literally is inspected like the text of a here-document (its
+    /// substitutions run); a prompt expansion of a value the inspector
+    /// does not know fails safe. Arithmetic on a value it does not know
+    /// (`n=$(wc -l <f); echo $((n+1))`) is left alone: that is every loop
+    /// counter, and the value is the output of commands already inspected.
+    fn evaluated(&mut self, name: &str, how: Evaluation, out: &mut Vec<Inspection>) {
+        if self.planted(Mutant::ProgramOptionsAsData) {
+            return;
+        }
+        match (self.vars.get(name).cloned(), how) {
+            (Some(Some(value)), _) => {
+                if word::may_execute(&value) {
+                    let embedded = word::embedded_in(&value, &self.options);
+                    let mut found = Vec::new();
+                    self.embedded(embedded, &mut found);
+                    for mut f in found {
+                        f.reasons
+                            .push(format!("(the value of `{name}`, evaluated where it expands)"));
+                        out.push(f);
+                    }
+                }
+            }
+            (_, Evaluation::Prompt) => out.push(unknown(format!(
+                "`${{{name}@P}}` expands a value the inspector does not know as a prompt: its substitutions run"
+            ))),
+            (_, Evaluation::Expression) => {}
         }
     }
 
