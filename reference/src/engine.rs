@@ -90,7 +90,13 @@ fn inspect(op: &Operation, kind: OperationKind, mutant: Option<Mutant>) -> Inspe
                 Some(Value::String(m)) => m.as_str(),
                 Some(_) => return Err("`arguments.method` is not a string".into()),
             };
-            Ok(classify::fetch::inspect(url, method, mutant))
+            // Any body but an empty one is data sent (RBV-FET-012).
+            let body = match op.arguments.get("body") {
+                None | Some(Value::Null) => false,
+                Some(Value::String(b)) => !b.is_empty(),
+                Some(_) => true,
+            };
+            Ok(classify::fetch::inspect_call(url, method, body, mutant))
         }),
         OperationKind::Tool => unreachable!("tools have no call-time inspector"),
     };

@@ -56,13 +56,19 @@ use url::Url;
 
 /// Inspects one fetch: its URL and HTTP method (`GET` when the caller gave none).
 pub fn inspect(url: &str, method: &str, mutant: Option<Mutant>) -> Inspection {
+    inspect_call(url, method, false, mutant)
+}
+
+/// [`inspect`] for a call that also carries a request body: a body sends
+/// data whatever the method, so a `GET` with one is no safe method.
+pub fn inspect_call(url: &str, method: &str, body: bool, mutant: Option<Mutant>) -> Inspection {
     let parsed = match Url::parse(url) {
         Ok(parsed) => parsed,
         Err(e) => return Inspection::unknown(format!("fetch: `{url}` is not a URL ({e})")),
     };
     let (reach, disagreement) = reach(url, &parsed, mutant);
     let method = method.to_ascii_uppercase();
-    let safe = matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS");
+    let safe = matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS") && !body;
     let host = parsed.host_str().unwrap_or_default();
     let scheme = parsed.scheme();
     let mut inspection = match scheme {
@@ -97,6 +103,11 @@ pub fn inspect(url: &str, method: &str, mutant: Option<Mutant>) -> Inspection {
         other => Inspection::unknown(format!("fetch: scheme `{other}` has no known effect")),
     };
     inspection.reasons.extend(disagreement);
+    if body {
+        inspection
+            .reasons
+            .push(format!("the {method} carries a request body: data is sent"));
+    }
     inspection
 }
 

@@ -62,7 +62,10 @@
 //! - Redirections: `>`, `>|`, `&>`, `>&file`, `<>` to a file truncate or
 //!   overwrite it in place, and the inspector cannot know whether the file
 //!   exists, so they escalate (irreversible local; this includes
-//!   `cat > new.txt <<EOF`). `>>` appends: a reversible local write (auto).
+//!   `cat > new.txt <<EOF`). `>>` appends: a reversible local write (auto)
+//!   inside the workspace (`place`, RBV-SH-019: soft-ack elsewhere,
+//!   escalate into system locations and the configuration later sessions
+//!   run, RBV-SH-018).
 //!   `/dev/null`, `/dev/std*`, `/dev/fd/*`, `/dev/tty` and descriptor
 //!   duplication (`2>&1`) have no effect. The same holds for programs that
 //!   truncate their output file (`tee` without `-a`, `sort -o`, `find
@@ -70,11 +73,12 @@
 //! - `cp`, `mv`, `ln`, `touch`, `mkdir`, `sed -i`, `patch`, archive tools
 //!   are reversible local writes (auto). DESIGN calls `sed -i` on a tracked
 //!   file reversible; tracked-ness is unknowable here, so workspace edits
-//!   are taken as tracked. `cp`/`mv`/`ln -f` overwrite only on a name
+//!   are taken as tracked. `cp`/`mv` overwrite only on a name
 //!   collision (unlike `>`, whose purpose is to replace content), so they
 //!   stay auto unless `/dev/null` is the destination of `mv` or the source
-//!   of `cp`. A `sed` script with `e`/`w` and an `awk` program with
-//!   `system` or pipes escalate.
+//!   of `cp`, or `ln -f` removes its destination; their targets are judged
+//!   by the workspace boundary as redirections are. A `sed` script with
+//!   `e`/`w` and an `awk` program with `system` or pipes escalate.
 //! - Privileged commands (`sudo`, `doas`, `su`, `pkexec`, `chroot`, `mount`,
 //!   `date -s`) escalate as irreversible local, joined with what they run.
 //! - Network: `curl`/`wget` GETs of a non-loopback URL bring untrusted
@@ -82,8 +86,12 @@
 //!   (host decided by a WHATWG URL parse: `localhost`, 127/8, `::1`) are
 //!   reads; uploads (`-d`, `-F`, `-T`, `--json`, `-X` other than
 //!   GET/HEAD/OPTIONS; `-G -d` is a GET) are external unless to loopback
-//!   (then a local write). `ssh` (with or without a command), `nc`, mail →
-//!   external; `scp`/`rsync` to a remote → external, from a remote →
+//!   (then a local write); the hosts `--resolve`, `--connect-to` and the
+//!   proxies send the connection to are judged as URLs of their own
+//!   (RBV-FET-012). bash's `/dev/tcp`/`/dev/udp` redirections, lookups and
+//!   probes whose name or payload is chosen at run time (`dig $(…).x`,
+//!   `ping -p`) → external (RBV-SH-017). `ssh` (with or without a
+//!   command), `nc`, mail → external; `scp`/`rsync` to a remote → external, from a remote →
 //!   untrusted local write. A shell or interpreter reading code from a pipe
 //!   (`curl … | sh`) runs code nobody inspected: unknown → escalate.
 //! - Shared remotes: `git push` to a configured remote's branch → soft-ack;
@@ -116,7 +124,16 @@
 //!   that name code a program will run are that code (`options`,
 //!   RBV-SH-011): `GIT_SSH_COMMAND`, `PAGER`, `EDITOR`, `rg --pre`, `man
 //!   -P`, `tar --to-command`, … are inspected as commands; `LD_PRELOAD`,
-//!   `BASH_ENV`, `NODE_OPTIONS=--require …` escalate. `PATH` is not judged.
+//!   `BASH_ENV`, `NODE_OPTIONS=--require …` escalate. `PATH` and the other
+//!   lookup paths are judged by their new directories (RBV-SH-018): a
+//!   temporary directory, a climb above the workspace or an unknown one
+//!   escalates. A project tool run after `cd` into a temporary or system
+//!   directory, or with a project option naming one (`--manifest-path`,
+//!   `-C`), runs code from outside the workspace and escalates.
+//! - A variable's value set on the command line is inspected where bash
+//!   evaluates it (RBV-SH-020): `${x@P}` (an unknown value fails safe),
+//!   arithmetic and `${!x}` (a subscript's `$(…)` runs); `mapfile`,
+//!   `compgen` and `complete -C` run their code.
 //! - Here-documents are data unless an interpreter reads them: a shell's
 //!   body is inspected as shell; an unquoted delimiter's body expands, so
 //!   its substitutions run. Function, `trap` and alias bodies count as run.
@@ -133,6 +150,7 @@ mod guard;
 mod modes;
 mod net;
 mod options;
+mod place;
 mod programs;
 mod scripts;
 mod secrets;
@@ -147,6 +165,8 @@ mod tests;
 mod tests_classes;
 #[cfg(test)]
 mod tests_parts;
+#[cfg(test)]
+mod tests_principles;
 #[cfg(test)]
 mod tests_programs;
 
@@ -250,6 +270,25 @@ fn shared(reason: impl Into<String>) -> Inspection {
 fn shared_destroy(reversibility: Reversibility, reason: impl Into<String>) -> Inspection {
     with(
         reversibility,
+        Scope::SharedRemote,
+        Trust::Trusted,
+        true,
+        reason.into(),
+    )
+}
+
+/// Changes what later commands or sessions run, or the machine itself:
+/// the workspace's undo does not reach it, and what it sets up runs with
+/// the user's rights in sessions nobody inspects (issue 25).
+fn persistent(reason: impl Into<String>) -> Inspection {
+    destroy(Reversibility::Irreversible, reason)
+}
+
+/// A reversible write outside the workspace: the session shares the place
+/// with other programs and users, so it is noted (soft-ack), not auto.
+fn elsewhere(reason: impl Into<String>) -> Inspection {
+    with(
+        Reversibility::Reversible,
         Scope::SharedRemote,
         Trust::Trusted,
         true,

@@ -49,9 +49,20 @@ const METADATA_NAMES: &[&str] = &[
     "metadata.tencentyun.com",
 ];
 
-/// Name suffixes reserved for private networks: `.internal` (ICANN, 2024),
-/// `.local` (mDNS, RFC 6762), `.home.arpa` (RFC 8375).
-const INTERNAL_SUFFIXES: &[&str] = &["internal", "local", "home.arpa"];
+/// Name suffixes that only resolve inside a private network: `.internal`
+/// (ICANN, 2024: every cloud's instance names), `.local` (mDNS, RFC 6762,
+/// and Kubernetes' `cluster.local`), `.home.arpa` (RFC 8375), the private
+/// top-level names RFC 6762 appendix G found in use (`intranet`, `private`,
+/// `corp`, `home`, `lan`) and `localdomain`; Kubernetes service names
+/// (`<service>.<namespace>.svc`, and the short `<service>.<namespace>` for
+/// the namespaces every cluster has, which no public registry delegates);
+/// Consul's `.consul`; Azure's VNet-only `internal.cloudapp.net`.
+#[rustfmt::skip]
+const INTERNAL_SUFFIXES: &[&str] = &[
+    "internal", "local", "home.arpa", "intranet", "private", "corp", "home", "lan",
+    "localdomain", "svc", "default", "kube-system", "kube-public", "consul",
+    "internal.cloudapp.net",
+];
 
 /// The reach of a host as a WHATWG parser returned it.
 pub fn reach_of_host(host: &Host<&str>) -> Reach {
@@ -137,20 +148,69 @@ fn reach_v6(ip: &Ipv6Addr) -> Reach {
     own.max(carried)
 }
 
+/// A name's reach: the metadata names, the private suffixes, a name of one
+/// label (resolved only through the local search domains: `kubernetes`,
+/// `jenkins`), and the most dangerous address the name embeds, which public
+/// wildcard-DNS services (nip.io, sslip.io, xip.io, traefik.me, rebinding
+/// services) resolve it to. An embedded address is never loopback: the
+/// name's owner could answer anything (RBV-FET-002).
 fn reach_of_name(name: &str) -> Reach {
     let name = name.strip_suffix('.').unwrap_or(name);
     if METADATA_NAMES.contains(&name) {
         return Reach::Metadata;
     }
-    let internal = INTERNAL_SUFFIXES.iter().any(|suffix| {
-        name.strip_suffix(suffix)
-            .is_some_and(|rest| rest.is_empty() || rest.ends_with('.'))
-    });
-    if internal {
+    let internal = (!name.is_empty() && !name.contains('.'))
+        || INTERNAL_SUFFIXES.iter().any(|suffix| {
+            name.strip_suffix(suffix)
+                .is_some_and(|rest| rest.is_empty() || rest.ends_with('.'))
+        });
+    let own = if internal {
         Reach::Internal
     } else {
         Reach::Public
+    };
+    embedded_addresses(name)
+        .into_iter()
+        .map(|ip| match ip {
+            std::net::IpAddr::V4(v4) => reach_v4(v4),
+            std::net::IpAddr::V6(v6) => reach_v6(&v6),
+        })
+        .fold(own, |worst, r| worst.max(r.max(Reach::Public)))
+}
+
+/// The addresses a name spells the way wildcard-DNS services read them:
+/// four decimal labels in a row (`10.0.0.1.nip.io`), four dash-separated
+/// numbers inside a label (`169-254-169-254.sslip.io`, `ip-10-0-0-1`), a
+/// label of eight hex digits (`a9fea9fe.nip.io`, rebinding services'
+/// `7f000001.a9fea9fe.rbndr.us`), and an IPv6 address with `-` for `:`
+/// (`fd00-ec2--254.sslip.io`).
+pub fn embedded_addresses(name: &str) -> Vec<std::net::IpAddr> {
+    let labels: Vec<&str> = name.split('.').collect();
+    let mut found: Vec<std::net::IpAddr> = labels
+        .windows(4)
+        .filter_map(|w| w.join(".").parse::<Ipv4Addr>().ok())
+        .map(Into::into)
+        .collect();
+    for label in &labels {
+        let parts: Vec<&str> = label.split('-').collect();
+        found.extend(
+            parts
+                .windows(4)
+                .filter_map(|w| w.join(".").parse::<Ipv4Addr>().ok())
+                .map(std::net::IpAddr::from),
+        );
+        if label.len() == 8 && label.bytes().all(|b| b.is_ascii_hexdigit()) {
+            if let Ok(n) = u32::from_str_radix(label, 16) {
+                found.push(Ipv4Addr::from(n).into());
+            }
+        }
+        if label.contains("--") || label.matches('-').count() >= 7 {
+            if let Ok(v6) = label.replace('-', ":").parse::<Ipv6Addr>() {
+                found.push(v6.into());
+            }
+        }
     }
+    found
 }
 
 #[cfg(test)]
@@ -205,8 +265,55 @@ mod tests {
             "http://printer.local/",
             "http://nas.home.arpa/",
             "http://kubernetes.default.svc.cluster.local/",
+            "https://kubernetes.default.svc/api/v1/secrets",
+            "http://redis.cache.svc:6379/",
+            "http://kubernetes.default/api",
+            "http://coredns.kube-system/",
+            "http://vault.service.consul:8200/",
+            "http://jenkins/",
+            "http://build.corp/",
+            "http://router.lan/",
+            "http://db.localdomain/",
+            "http://vm1.internal.cloudapp.net/",
+            "http://10.0.0.5.nip.io/",
+            "http://app.192-168-1-1.sslip.io/",
+            "http://ip-10-1-2-3.example.com/",
+            "http://0a000001.nip.io/",
+            "http://fd12-3456--1.sslip.io/",
         ] {
             assert_eq!(reach(url), Reach::Internal, "{url}");
+        }
+    }
+
+    #[test]
+    fn names_embedding_the_metadata_address() {
+        for url in [
+            "http://169.254.169.254.nip.io/latest/meta-data/",
+            "http://x.169.254.169.254.xip.io/",
+            "http://169-254-169-254.sslip.io/",
+            "http://a9fea9fe.nip.io/",
+            "http://7f000001.a9fea9fe.rbndr.us/",
+            "http://fd00-ec2--254.sslip.io/",
+            "http://169.254.169.254.traefik.me/",
+        ] {
+            assert_eq!(reach(url), Reach::Metadata, "{url}");
+        }
+    }
+
+    #[test]
+    fn names_embedding_loopback_or_public_addresses_are_public() {
+        for url in [
+            "http://127.0.0.1.nip.io/",
+            "http://127-0-0-1.sslip.io/",
+            "http://7f000001.nip.io/",
+            "http://localtest.me/",
+            "http://app.8.8.8.8.nip.io/",
+            "http://svc.example.com/",
+            "http://default.example.com/",
+            "http://release-2026-10-01-1.example.com/",
+            "http://my-app-v2.example.com/",
+        ] {
+            assert_eq!(reach(url), Reach::Public, "{url}");
         }
     }
 

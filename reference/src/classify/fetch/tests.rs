@@ -256,3 +256,47 @@ fn the_substring_mutant_carves_out_lookalikes() {
         Trust::Untrusted
     );
 }
+
+#[test]
+fn a_safe_method_with_a_body_sends_data() {
+    for (url, method) in [
+        ("https://api.example.com/search", "GET"),
+        ("https://api.example.com/search", "head"),
+        ("http://10.0.0.5/", "OPTIONS"),
+    ] {
+        let i = inspect_call(url, method, true, None);
+        assert!(escalates(&i) && i.changes_state, "{method} {url}: {i:?}");
+    }
+    let local = inspect_call("http://localhost:3000/api", "GET", true, None);
+    assert_eq!(local.reversibility, Reversibility::HardToReverse);
+    assert!(local.changes_state);
+    let plain = inspect_call("https://api.example.com/search", "GET", false, None);
+    assert_eq!(
+        three("https://api.example.com/search", "GET"),
+        UNTRUSTED_READ
+    );
+    assert!(!plain.changes_state);
+}
+
+#[test]
+fn cluster_internal_and_wildcard_names_are_judged_by_where_they_resolve() {
+    for url in [
+        "https://kubernetes.default.svc/api/v1/secrets",
+        "http://argocd-server.argocd.svc/api/v1/session",
+        "http://kubernetes.default/",
+        "http://prometheus:9090/api/v1/query",
+        "http://10.1.2.3.nip.io/",
+    ] {
+        let i = inspect(url, "GET", None);
+        assert_eq!(i.scope, Scope::SharedRemote, "{url}");
+        assert!(i.touches_sensitive, "{url}");
+    }
+    for url in [
+        "http://169.254.169.254.nip.io/latest/meta-data/",
+        "http://169-254-169-254.sslip.io/",
+    ] {
+        let i = inspect(url, "GET", None);
+        assert_eq!(i.reversibility, Reversibility::Irreversible, "{url}");
+    }
+    assert_eq!(three("http://127.0.0.1.nip.io/", "GET"), UNTRUSTED_READ);
+}

@@ -159,3 +159,96 @@ fn cmake_tool(w: &mut Walker, args: &[Arg], stdin: &Stdin) -> Inspection {
         _ => unknown(format!("`cmake -E {tool}` is not inspected")),
     }
 }
+
+/// Options that name the project a tool runs the code of (its directory,
+/// manifest or build file), per tool, in every spelling `split` reads:
+/// `--opt value`, `--opt=value`, `-Cdir`.
+fn project_options(name: &str) -> &'static [&'static str] {
+    match name {
+        "cargo" => &["--manifest-path", "-C"],
+        "git" => &["-C", "--git-dir", "--work-tree"],
+        "make" | "gmake" => &["-C", "--directory", "-f", "--file", "--makefile"],
+        "npm" => &["--prefix", "-C"],
+        "pnpm" => &["-C", "--dir"],
+        "yarn" | "bun" => &["--cwd"],
+        "go" => &["-C", "-modfile"],
+        "mvn" => &["-f", "--file"],
+        "gradle" => &[
+            "-p",
+            "--project-dir",
+            "-b",
+            "--build-file",
+            "-c",
+            "--settings-file",
+        ],
+        "poetry" => &["-C", "--directory", "-P", "--project"],
+        "uv" => &["--directory", "--project"],
+        "pip" | "pip3" => &["-e", "--editable"],
+        "just" => &["-f", "--justfile", "-d", "--working-directory"],
+        "bundle" => &["--gemfile"],
+        "tox" => &["-c", "--conf"],
+        "pytest" => &["--rootdir", "-c", "--config-file"],
+        "cmake" => &["-S"],
+        _ => &[],
+    }
+}
+
+/// Tools that run code found in the directory they run in: build files,
+/// package scripts, the repository's config and hooks.
+#[rustfmt::skip]
+const RUNS_PROJECT: &[&str] = &[
+    "cargo", "git", "make", "gmake", "npm", "pnpm", "yarn", "bun", "go", "mvn", "gradle",
+    "poetry", "uv", "pip", "pip3", "just", "task", "rake", "bundle", "tox", "nox", "pytest",
+    "cmake", "meson", "ninja", "bazel", "sbt", "ant", "deno", "mix", "dotnet", "direnv",
+];
+
+/// Running a project that lives outside the workspace (issue 25, item 1):
+/// a project option naming such a directory (`cargo build --manifest-path
+/// /tmp/x/Cargo.toml`, `git -C /tmp/x status`), or a project tool run
+/// after `cd` into one (`cd /tmp/x && make`). Its build scripts, recipes,
+/// hooks and config are code nobody vouches for. `git clone` and `git
+/// init` read no project there.
+pub fn project_elsewhere(w: &Walker, name: &str, args: &[Arg]) -> Option<Inspection> {
+    let names = project_options(name);
+    let mut iter = args.iter();
+    while let Some(a) = iter.next() {
+        let t = a.text.as_str();
+        if t == "--" {
+            break;
+        }
+        let value = if names.contains(&t) {
+            iter.next()
+        } else {
+            None
+        };
+        let attached = names.iter().find_map(|n| {
+            let rest = t.strip_prefix(n)?;
+            let v = if n.starts_with("--") {
+                rest.strip_prefix('=')?
+            } else {
+                rest.strip_prefix('=').unwrap_or(rest)
+            };
+            (!v.is_empty()).then(|| Arg {
+                text: v.to_owned(),
+                resolved: a.resolved,
+                pattern: false,
+            })
+        });
+        if let Some(dir) = value.cloned().or(attached) {
+            if programs::code_outside(w, &dir) {
+                return Some(unknown(format!(
+                    "`{name} {t}` runs the project at `{}`: code from outside the workspace",
+                    dir.text
+                )));
+            }
+        }
+    }
+    let first = operands(args).first().map_or("", |a| a.text.as_str());
+    let reads_none = name == "git" && matches!(first, "clone" | "init" | "--version" | "help");
+    if let (Some(cwd), true) = (w.cwd, RUNS_PROJECT.contains(&name) && !reads_none) {
+        return Some(unknown(format!(
+            "`{name}` runs the project in a directory outside the workspace ({cwd:?})"
+        )));
+    }
+    None
+}

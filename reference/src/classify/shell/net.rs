@@ -17,7 +17,25 @@ const CURL_VALUE: &[&str] = &[
     "--range", "-E", "--cert", "--key", "--cacert", "-z", "--time-cond", "-y", "-Y",
     "--limit-rate", "--resolve", "--connect-to", "-U", "--proxy-user", "--interface", "-D",
     "--dump-header", "--output-dir", "-Q", "--quote", "--oauth2-bearer", "--max-filesize", "-C",
-    "--continue-at", "--variable", "--expand-url",
+    "--continue-at", "--variable", "--expand-url", "--preproxy", "--socks4", "--socks4a",
+    "--socks5", "--socks5-hostname", "--doh-url", "--dns-servers", "--unix-socket",
+    "--abstract-unix-socket",
+];
+
+/// curl options whose value is where the connection really goes, whatever
+/// the URL's name says: a name mapped to an address (`--resolve
+/// host:port:addr[,addr…]`, `--connect-to host:port:host2:port2`) and the
+/// proxies the request is sent to.
+const CURL_DESTINATION: &[&str] = &[
+    "--resolve",
+    "--connect-to",
+    "-x",
+    "--proxy",
+    "--preproxy",
+    "--socks4",
+    "--socks4a",
+    "--socks5",
+    "--socks5-hostname",
 ];
 
 #[rustfmt::skip]
@@ -43,10 +61,19 @@ pub fn curl(args: &[Arg]) -> Inspection {
     let query = options.iter().any(|(n, _)| n == "-G" || n == "--get");
     let mut upload = None;
     let mut writes = false;
+    let mut reached = Vec::new();
     for (name, value) in &options {
         let name = name.as_str();
         match name {
             "-K" | "--config" => return unknown("`curl -K` reads its options from a file"),
+            "--doh-url" | "--dns-servers" => {
+                return unknown(format!(
+                    "`curl {name}`: a resolver the command names decides where every name goes"
+                ))
+            }
+            _ if CURL_DESTINATION.contains(&name) => {
+                reached.extend(destinations(name, value.as_deref().unwrap_or_default()));
+            }
             "--url" => urls.extend(value.clone()),
             "-X" | "--request" => {
                 let method = value.clone().unwrap_or_default().to_ascii_uppercase();
@@ -63,7 +90,51 @@ pub fn curl(args: &[Arg]) -> Inspection {
         }
         writes |= CURL_WRITE.contains(&name);
     }
+    // Judged as URLs of their own: the request lands there.
+    urls.extend(reached.iter().map(|host| format!("http://{host}/")));
     transfer("curl", &urls, upload, writes)
+}
+
+/// The hosts a destination option sends the connection to, written as a
+/// URL authority (IPv6 bracketed).
+fn destinations(name: &str, value: &str) -> Vec<String> {
+    let bracket = |h: &str| {
+        if h.contains(':') && !h.starts_with('[') {
+            format!("[{h}]")
+        } else {
+            h.to_owned()
+        }
+    };
+    match name {
+        // `[+|-]host:port:addr[,addr]…`; an address may be a bracketed IPv6.
+        "--resolve" => value
+            .splitn(3, ':')
+            .nth(2)
+            .map(|addrs| {
+                addrs
+                    .split(',')
+                    .map(|a| bracket(a.trim_start_matches('[').trim_end_matches(']')))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        // `host1:port1:host2:port2`: the connection goes to host2 (empty:
+        // host1 itself, already judged as the URL's host).
+        "--connect-to" => {
+            let target = value.splitn(3, ':').nth(2).unwrap_or_default();
+            let host = match target.strip_prefix('[') {
+                Some(v6) => v6.split(']').next().map(bracket),
+                None => target.rsplit_once(':').map(|(h, _)| h.to_owned()),
+            };
+            host.filter(|h| !h.is_empty()).into_iter().collect()
+        }
+        // A proxy is `[scheme://][user@]host[:port]`: the request is sent to
+        // its host.
+        _ => {
+            let rest = value.split_once("://").map_or(value, |(_, r)| r);
+            let authority = rest.split('/').next().unwrap_or_default();
+            vec![authority.to_owned()]
+        }
+    }
 }
 
 /// wget's short options that take a value (the rest of the cluster or the

@@ -2,8 +2,9 @@
 //! through wrappers, and following code that runs inside the command.
 
 use super::argv::{after_options, has_flag};
+use super::place::{self, Place};
 use super::walk::{Stdin, Walker};
-use super::word::Arg;
+use super::word::{self, Arg};
 use super::{files, gh, git, options, privileged, read, secrets, sensitive, tools, unknown};
 use crate::classify::Inspection;
 use crate::mutant::Mutant;
@@ -30,6 +31,9 @@ pub fn classify(w: &mut Walker, argv: &[Arg], stdin: &Stdin) -> Inspection {
         Err(found) => return found,
     };
     let mut found = by_name(w, &name, args, stdin);
+    if let Some(elsewhere) = super::build::project_elsewhere(w, &name, args) {
+        found = found.join(elsewhere);
+    }
     if let Some(runs) = options::classify(w, &name, args) {
         found = found.join(runs);
     }
@@ -311,16 +315,27 @@ fn code_runner(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Optio
     let found = match name {
         "eval" => joined_code(w, args, "eval"),
         "export" | "declare" | "typeset" | "local" | "readonly" => {
+            for a in args {
+                w.set_var(a);
+            }
             let effects: Vec<Inspection> = args.iter().filter_map(|a| assignment(w, a)).collect();
             super::join_all(effects)
                 .unwrap_or_else(|| read(format!("`{name}` sets shell variables")))
         }
-        "source" | "." => match args.first().and_then(Arg::value) {
-            Some(path) if sourced_setup(path) => {
-                read(format!("`{name} {path}` sets up the shell environment"))
-            }
+        "source" | "." => match args.first() {
+            Some(arg) if arg.resolved && sourced_setup(&arg.text) && !code_outside(w, arg) => read(
+                format!("`{name} {}` sets up the shell environment", arg.text),
+            ),
             _ => unknown(format!("`{name}` runs the code of a file")),
         },
+        // `-C CODE`: mapfile runs it every `-c` lines read, compgen runs it
+        // now, complete at every later completion.
+        "mapfile" | "readarray" | "compgen" | "complete" if args.iter().any(|a| a.text == "-C") => {
+            match option_code(args, "-C", "-C") {
+                Some(Some(code)) => w.nested(&code),
+                _ => unknown(format!("`{name} -C` runs code known only at run time")),
+            }
+        }
         "trap" => match args.first() {
             Some(a) if a.text == "-p" || a.text == "-l" || args.len() == 1 => {
                 read("`trap` lists or resets")
@@ -431,6 +446,57 @@ fn sourced_setup(path: &str) -> bool {
         || path.ends_with(".cargo/env")
 }
 
+/// Whether code at `path` lies where the default rule knows it is outside
+/// the workspace and not the user's own setup: a temporary or system
+/// directory written by others, a climb above the workspace, another
+/// user's home, a path known only at run time, or a relative path after
+/// `cd` into such a place.
+pub fn code_outside(w: &Walker, path: &Arg) -> bool {
+    match place::of(path) {
+        Place::Workspace | Place::RepoConfig => w.cwd.is_some(),
+        Place::Temp | Place::Unknown => true,
+        Place::Elsewhere => !path.text.starts_with('/'),
+        Place::Home | Place::HomeConfig | Place::System => false,
+    }
+}
+
+/// Variables that list where later commands look programs and modules
+/// up: each directory is judged as code that later commands run.
+#[rustfmt::skip]
+const LOOKUP_PATHS: &[&str] = &[
+    "PATH", "PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "NODE_PATH", "GEM_PATH", "GEM_HOME",
+    "CLASSPATH", "FPATH", "GOPATH", "GOBIN",
+];
+
+/// A lookup path's new directories: the workspace's own, the user's home
+/// and the system's are where the session's programs already come from; a
+/// temporary directory, a climb above the workspace, another user's home
+/// or a directory known only at run time makes every later command that
+/// looks a name up run code nobody vouches for (in a persistent shell,
+/// every later command line of the session).
+fn lookup_path(w: &Walker, name: &str, value: &str) -> Option<Inspection> {
+    let own = [format!("${name}"), format!("${{{name}}}")];
+    let outside: Vec<&str> = value
+        .split(':')
+        .filter(|d| !d.is_empty() && !own.iter().any(|o| d.starts_with(o.as_str())))
+        .filter(|d| {
+            let arg = Arg {
+                text: (*d).to_owned(),
+                resolved: !d.contains('$') && !word::may_execute(d),
+                pattern: false,
+            };
+            code_outside(w, &arg)
+        })
+        .collect();
+    if outside.is_empty() {
+        return None;
+    }
+    Some(unknown(format!(
+        "`{name}` makes later commands look programs up in `{}`: outside the workspace",
+        outside.join(":")
+    )))
+}
+
 /// `NAME=value` with a literal variable name.
 pub fn env_assignment(text: &str) -> Option<(&str, &str)> {
     let (name, value) = text.split_once('=')?;
@@ -474,6 +540,9 @@ pub fn assignment(w: &mut Walker, arg: &Arg) -> Option<Inspection> {
     // `CARGO_TARGET_<triple>_RUNNER`/`_LINKER` name what runs the build's output.
     let cargo_target = name.starts_with("CARGO_TARGET_")
         && (name.ends_with("_RUNNER") || name.ends_with("_LINKER"));
+    if LOOKUP_PATHS.contains(&name) {
+        return lookup_path(w, name, value);
+    }
     if RUNS_VALUE.contains(&name) || cargo_target {
         return Some(if arg.resolved {
             let mut found = w.nested(value);

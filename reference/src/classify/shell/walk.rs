@@ -10,8 +10,11 @@ use brush_parser::ast::{
 };
 use brush_parser::ParserOptions;
 
-use super::word::{self, Arg, Embedded};
-use super::{destroy, guard, join_all, programs, read, secrets, sensitive, unknown, write};
+use super::place::{self, Place};
+use super::word::{self, Arg, Embedded, Evaluation};
+use super::{
+    destroy, external, guard, join_all, programs, read, secrets, sensitive, unknown, write,
+};
 use crate::classify::Inspection;
 use crate::mutant::Mutant;
 use rbv_protocol::Reversibility;
@@ -41,6 +44,13 @@ pub struct Walker {
     /// Inside a command that `find -exec`, `xargs` or `fd -x` run once per
     /// file found: a per-file change there covers a whole tree.
     pub many_files: bool,
+    /// Where `cd`/`pushd` moved the shell, when that is outside the
+    /// workspace as far as the default rule can tell (`None`: the
+    /// workspace, or an absolute directory that may be it).
+    pub cwd: Option<Place>,
+    /// Variables this command line set: their value when it is literal,
+    /// `None` when an expansion decides it.
+    vars: std::collections::HashMap<String, Option<String>>,
 }
 
 impl Walker {
@@ -51,6 +61,8 @@ impl Walker {
             functions: HashSet::new(),
             mutant,
             many_files: false,
+            cwd: None,
+            vars: std::collections::HashMap::new(),
         }
     }
 
@@ -91,10 +103,12 @@ impl Walker {
             return unknown(format!("not inspected: {}", guard::Refusal::Deep));
         }
         let saved = self.functions.clone();
+        let cwd = self.cwd;
         self.depth += 1;
         let found = self.source(text);
         self.depth -= 1;
         self.functions = saved;
+        self.cwd = cwd;
         found
     }
 
@@ -104,6 +118,15 @@ impl Walker {
         let found = f(self);
         self.many_files = saved;
         found
+    }
+
+    /// Records a `NAME=value` the shell itself keeps (an assignment
+    /// alone, `export`, `declare`, `local`, …).
+    pub fn set_var(&mut self, arg: &Arg) {
+        if let Some((name, value)) = programs::env_assignment(&arg.text) {
+            let value = arg.resolved.then(|| value.to_owned());
+            self.vars.insert(name.to_owned(), value);
+        }
     }
 
     pub fn is_function(&self, name: &str) -> bool {
@@ -184,13 +207,17 @@ impl Walker {
 
     fn compound(&mut self, compound: &CompoundCommand, out: &mut Vec<Inspection>) {
         match compound {
-            CompoundCommand::Arithmetic(a) => self.embedded_text(&a.expr.value, out),
+            CompoundCommand::Arithmetic(a) => {
+                self.embedded_text(&a.expr.value, out);
+                self.embedded(word::arithmetic_names(&a.expr.value), out);
+            }
             CompoundCommand::ArithmeticForClause(f) => {
                 for e in [&f.initializer, &f.condition, &f.updater]
                     .into_iter()
                     .flatten()
                 {
                     self.embedded_text(&e.value, out);
+                    self.embedded(word::arithmetic_names(&e.value), out);
                 }
                 self.list(&f.body.list, out);
             }
@@ -256,6 +283,9 @@ impl Walker {
                 CommandPrefixOrSuffixItem::AssignmentWord(_, w) if in_prefix => {
                     let assigned = self.word(w, out);
                     out.extend(programs::assignment(self, &assigned));
+                    if simple.word_or_name.is_none() {
+                        self.set_var(&assigned);
+                    }
                 }
                 CommandPrefixOrSuffixItem::AssignmentWord(_, w)
                 | CommandPrefixOrSuffixItem::Word(w) => argv.push(self.word(w, out)),
@@ -322,7 +352,38 @@ impl Walker {
                         "executing text that cannot be inspected: `{text}`"
                     )));
                 }
+                Embedded::Evaluated(name, how) => self.evaluated(&name, how, out),
             }
+        }
+    }
+
+    /// A variable's value evaluated as code: a value this command line set
+    /// literally is inspected like the text of a here-document (its
+    /// substitutions run); a prompt expansion of a value the inspector
+    /// does not know fails safe. Arithmetic on a value it does not know
+    /// (`n=$(wc -l <f); echo $((n+1))`) is left alone: that is every loop
+    /// counter, and the value is the output of commands already inspected.
+    fn evaluated(&mut self, name: &str, how: Evaluation, out: &mut Vec<Inspection>) {
+        if self.planted(Mutant::ProgramOptionsAsData) {
+            return;
+        }
+        match (self.vars.get(name).cloned(), how) {
+            (Some(Some(value)), _) => {
+                if word::may_execute(&value) {
+                    let embedded = word::embedded_in(&value, &self.options);
+                    let mut found = Vec::new();
+                    self.embedded(embedded, &mut found);
+                    for mut f in found {
+                        f.reasons
+                            .push(format!("(the value of `{name}`, evaluated where it expands)"));
+                        out.push(f);
+                    }
+                }
+            }
+            (_, Evaluation::Prompt) => out.push(unknown(format!(
+                "`${{{name}@P}}` expands a value the inspector does not know as a prompt: its substitutions run"
+            ))),
+            (_, Evaluation::Expression) => {}
         }
     }
 
@@ -332,6 +393,10 @@ impl Walker {
             IoRedirect::File(fd, kind, target) => match target {
                 IoFileRedirectTarget::Filename(w) => {
                     let path = self.word(w, out);
+                    if let Some(found) = socket(&path) {
+                        out.push(found);
+                        return;
+                    }
                     match kind {
                         IoFileRedirectKind::Read => {
                             if on_stdin(fd) {
@@ -361,7 +426,9 @@ impl Walker {
                             .trim_end_matches('-')
                             .chars()
                             .all(|c| c.is_ascii_digit());
-                    if !fd_like {
+                    if let Some(found) = socket(&target) {
+                        out.push(found);
+                    } else if !fd_like {
                         // `>&file` is `&>file`.
                         self.output(&target, false, out);
                     }
@@ -396,7 +463,10 @@ impl Walker {
             }
             IoRedirect::OutputAndError(w, append) => {
                 let path = self.word(w, out);
-                self.output(&path, *append, out);
+                match socket(&path) {
+                    Some(found) => out.push(found),
+                    None => self.output(&path, *append, out),
+                }
             }
         }
     }
@@ -405,6 +475,8 @@ impl Walker {
         if is_null_device(path) {
             return;
         }
+        let verb = if append { "appends to" } else { "truncates" };
+        out.extend(place::write(path, self.cwd, verb));
         let mut found = if append {
             write(format!("appends to `{}`", path.text))
         } else {
@@ -421,6 +493,25 @@ impl Walker {
         }
         out.push(found);
     }
+}
+
+/// bash itself opens a network connection for a redirection to
+/// `/dev/tcp/HOST/PORT` or `/dev/udp/HOST/PORT` (no such files exist): the
+/// socket is a two-way channel to another host whatever the direction of
+/// the redirection, like a `ws:` URL, and loopback is no exception (raw
+/// bytes to a local service are gopher's SSRF). A target whose text could
+/// become such a path once expanded fails safe the same way.
+fn socket(path: &Arg) -> Option<Inspection> {
+    let text = path.text.as_str();
+    let named = ["/dev/tcp/", "/dev/udp/"]
+        .iter()
+        .any(|p| text.starts_with(p));
+    let maybe = !path.resolved && text.starts_with("/dev/$");
+    (named || maybe).then(|| {
+        external(format!(
+            "`{text}`: bash opens a network connection and the data crosses it"
+        ))
+    })
 }
 
 fn is_null_device(path: &Arg) -> bool {

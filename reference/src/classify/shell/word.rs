@@ -44,6 +44,84 @@ pub enum Embedded {
     Substitution(String),
     /// Executing text that could not be taken apart (fails safe).
     Opaque(String),
+    /// The value of a variable, evaluated where bash evaluates it (issue
+    /// 25, item 3): text that arrives through a variable runs there too.
+    Evaluated(String, Evaluation),
+}
+
+/// How bash evaluates a variable's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evaluation {
+    /// `${x@P}`: the value is expanded as a prompt string, so its command
+    /// substitutions run.
+    Prompt,
+    /// Arithmetic (`$((x))`, `((x))`) and indirection (`${!x}`): the value
+    /// is read as an expression or a name, and an array subscript in it
+    /// is expanded, so a `$(…)` in it runs.
+    Expression,
+}
+
+/// The variables an arithmetic expression evaluates: every name in it,
+/// with or without `$` (bash evaluates a name's value as an expression in
+/// turn).
+pub fn arithmetic_names(expr: &str) -> Vec<Embedded> {
+    let mut names = Vec::new();
+    let mut chars = expr.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c.is_ascii_alphabetic() || c == '_' {
+            let mut end = i + c.len_utf8();
+            while let Some(&(j, d)) = chars.peek() {
+                if d.is_ascii_alphanumeric() || d == '_' {
+                    end = j + d.len_utf8();
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            let name = &expr[i..end];
+            if !names
+                .iter()
+                .any(|e| matches!(e, Embedded::Evaluated(n, _) if n == name))
+            {
+                names.push(Embedded::Evaluated(name.to_owned(), Evaluation::Expression));
+            }
+        } else if c.is_ascii_digit() {
+            // A number (`0x1f`, `16#ff`): its letters are digits, not names.
+            while chars
+                .peek()
+                .is_some_and(|&(_, d)| d.is_ascii_alphanumeric() || d == '#' || d == '_')
+            {
+                chars.next();
+            }
+        }
+    }
+    names
+}
+
+/// The variable a `${…}` expansion evaluates, from its inside text:
+/// `x@P`, `arr[0]@P` (prompt) and `!x` (indirection; not `!prefix*` or
+/// `!arr[@]`, which list names).
+fn evaluated(inner: &str) -> Option<Embedded> {
+    let (indirect, rest) = match inner.strip_prefix('!') {
+        Some(rest) => (true, rest),
+        None => (false, inner),
+    };
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let name = &rest[..end];
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let after = &rest[end..];
+    if after.ends_with("@P") {
+        return Some(Embedded::Evaluated(name.to_owned(), Evaluation::Prompt));
+    }
+    (indirect
+        && !after.starts_with(['*', '@'])
+        && !after.starts_with("[@]")
+        && !after.starts_with("[*]"))
+    .then(|| Embedded::Evaluated(name.to_owned(), Evaluation::Expression))
 }
 
 /// Reads a word of a command line (quotes are syntax).
@@ -195,10 +273,12 @@ impl Builder {
                     .and_then(|s| s.strip_suffix('}'))
                     .unwrap_or("");
                 self.embedded.extend(embedded_in(inner, options));
+                self.embedded.extend(evaluated(inner));
             }
             WordPiece::ArithmeticExpression(expr) => {
                 self.unresolved(source);
                 self.embedded.extend(embedded_in(&expr.value, options));
+                self.embedded.extend(arithmetic_names(&expr.value));
             }
         }
     }
