@@ -225,7 +225,7 @@ fn html_is_self_contained_and_shows_scores_failures_and_filters() {
 #[test]
 fn markdown_has_level_scores_areas_and_folded_failures() {
     let md = markdown::render(&common::sample());
-    assert!(md.contains("**None**"));
+    assert!(md.contains("— **None: base (blocked by 2 cases)**"), "{md}");
     assert!(md.contains("| Safety | 66.7% (4/6) |"));
     assert!(md.contains("| sql | 4 | 2 | 1 | 0 | 1 | 0 |"));
     assert_eq!(md.matches("<details>").count(), 3);

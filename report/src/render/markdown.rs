@@ -111,21 +111,11 @@ pub fn render(report: &Report) -> String {
     out
 }
 
+/// What the run certifies, the certified levels first (a partial run:
+/// no level).
 fn level_line(report: &Report) -> String {
-    let s = &report.summary;
-    if let Some(partial) = facts::partial_label(report) {
-        return format!("**{partial}**: no level");
-    }
-    let mut line = format!("**{}**", s.level);
-    if let Some(next) = s.level.next() {
-        let n = s.next_level_blockers.len();
-        if n > 0 {
-            let _ = write!(line, " (next: {next}, blocked by {n} case{})", plural(n));
-        } else {
-            let _ = write!(line, " (next: {next}, no case of it ran)");
-        }
-    }
-    line
+    let levels = crate::certify::levels(&report.summary.certification, &report.cases);
+    format!("**{}**", cell(&levels))
 }
 
 /// The statement, then a table of every capability with its level and

@@ -119,7 +119,8 @@ fn header(report: &Report, out: &mut String) {
     if let (Some(next), None) = (s.level.next(), s.certification.partial) {
         let _ = writeln!(
             out,
-            "<p class=\"meta\">Next level: {next} — {}</p>",
+            "<p class=\"meta\">Lowest level of the claimed capabilities: {} · next: {next} — {}</p>",
+            s.level,
             if s.next_level_blockers.is_empty() {
                 "none of its cases ran".to_owned()
             } else {
