@@ -247,6 +247,12 @@ fn case_result(rec: &CaseRecord, run: &RunRecord) -> m::CaseResult {
         }
         Verdict::Pass | Verdict::Skip { .. } => {}
     }
+    if out.verdict.is_failure() {
+        out.counts_against = case
+            .counts_against(out.step, catalogue)
+            .into_iter()
+            .collect();
+    }
     out
 }
 

@@ -6,7 +6,9 @@
 //! its cases were skipped, and they count against nothing. A claimed
 //! capability's level is judged on its cases that applied: a case skipped
 //! for its profile does not apply, nor does one that also needs an
-//! unclaimed capability.
+//! unclaimed capability. A failure counts only against the capabilities
+//! of the rule it breaks (`CaseResult::counts_against`): a SQL failure in
+//! a case that also needs tokens blocks sql, not tokens.
 //!
 //! The levels nest (see [`Level`]): Safe needs every MUST case on the
 //! unsafe side to pass, Core every MUST case, Precise also every case that
@@ -176,7 +178,9 @@ fn capability(
     let applying: Vec<&CaseResult> = mine
         .into_iter()
         .filter(|c| {
-            !c.verdict.is_not_applicable() && c.needs.iter().all(|n| claimed.contains(n.as_str()))
+            !c.verdict.is_not_applicable()
+                && c.needs.iter().all(|n| claimed.contains(n.as_str()))
+                && counts_against(c, name)
         })
         .collect();
     if applying.is_empty() {
@@ -198,6 +202,15 @@ fn capability(
         entry.level = Some(level);
     }
     entry
+}
+
+/// Whether `case` counts for the levels of the group `name`: a pass counts
+/// for every group it belongs to, a failure only for the capabilities of
+/// the rule it breaks (all of the case's, when the report does not say).
+fn counts_against(case: &CaseResult, name: &str) -> bool {
+    !case.verdict.is_failure()
+        || case.counts_against.is_empty()
+        || case.counts_against.iter().any(|c| c == name)
 }
 
 /// The statement, what is certified first: `Precise: base, sql · Core:
@@ -590,5 +603,38 @@ mod tests {
             level_of(&o, "sql").failing_outside_levels,
             ["sql/2", "sql/3"]
         );
+    }
+
+    #[test]
+    fn a_failure_counts_against_the_capability_whose_rule_it_breaks() {
+        let mut cases = vec![
+            case("sql/1", &["sql"], Must, (true, true)),
+            case("tokens/1", &["tokens"], Must, (true, true)),
+            case(
+                "sql/through-invoke",
+                &["sql", "tokens"],
+                Must,
+                (false, true),
+            ),
+        ];
+        cases[2].verdict = fail(FailKind::Over);
+        let claimed = claims(&["sql", "tokens"]);
+        let cond = Some(Conditions {
+            known_capabilities: claims(&["sql", "tokens"]),
+            ..conditions(3, &[])
+        });
+        let levels = |cases: &[CaseResult]| {
+            let o = certify(cases, &claimed, cond.as_ref());
+            (level_of(&o, "sql").level, level_of(&o, "tokens").level)
+        };
+        // A report that does not say: the failure blocks both.
+        assert_eq!(levels(&cases), (Some(Level::Safe), Some(Level::Safe)));
+        cases[2].counts_against = claims(&["sql"]);
+        assert_eq!(levels(&cases), (Some(Level::Safe), Some(Level::Precise)));
+        cases[2].counts_against = claims(&["tokens"]);
+        assert_eq!(levels(&cases), (Some(Level::Precise), Some(Level::Safe)));
+        // A pass counts for every capability the case needs.
+        cases[2].verdict = Verdict::Pass;
+        assert_eq!(levels(&cases), (Some(Level::Precise), Some(Level::Precise)));
     }
 }

@@ -58,6 +58,8 @@ impl Report {
         for case in &mut self.cases {
             case.needs.sort();
             case.needs.dedup();
+            case.counts_against.sort();
+            case.counts_against.dedup();
             case.requirements.sort();
             case.requirements.dedup();
             case.tags.sort();
@@ -131,6 +133,7 @@ impl CaseResult {
             requirements: Vec::new(),
             tags: Vec::new(),
             needs: Vec::new(),
+            counts_against: Vec::new(),
             guards: Sides::default(),
             verdict,
             step: None,

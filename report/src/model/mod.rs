@@ -192,6 +192,13 @@ pub struct CaseResult {
     /// implementation runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub needs: Vec<String>,
+    /// The capabilities a failure or error of the case counts against
+    /// (sorted): those of the requirements its deciding step checks
+    /// (docs/certification.md, "Which capability a failure counts
+    /// against"). Empty for a pass or a skip, and in reports of older rbv
+    /// versions: a failure then counts against every capability it needs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counts_against: Vec<String>,
     pub guards: Sides,
     pub verdict: Verdict,
     /// Index of the step that decided a failure or error.
