@@ -8,7 +8,7 @@
 //! let started = std::time::SystemTime::now();            // before runner::run
 //! let outcome = runner::run(&suite.cases, &target, &options);
 //! let mut record = reporting::RunRecord::new(&suite, &outcome, started);
-//! record.cases_sha256 = reporting::suite_digest(args.cases.cases.as_deref())?;
+//! record.cases_sha256 = args.cases.digest()?;
 //! if let Some(path) = &args.baseline {                   // `--baseline FILE`
 //!     record.baseline = Some(reporting::load_baseline(path)?);
 //! }
