@@ -325,3 +325,46 @@ fn a_failure_counts_against_the_capability_of_the_rule_its_step_checks() {
         }
     }
 }
+
+#[test]
+fn a_failure_keeps_the_implementations_reasons_and_whole_answer() {
+    let suite = suite();
+    let cases: Vec<_> = suite
+        .cases
+        .iter()
+        .filter(|c| c.id.starts_with("sql/declared/read-"))
+        .cloned()
+        .collect();
+    let outcome = run(
+        &cases,
+        &Target::InProcess(Some(Mutant::ToolLevelSql), Default::default()),
+        &RunOptions {
+            filters: Vec::new(),
+            jobs: 1,
+            deadline: None,
+        },
+    );
+    let report = reporting::build_report(&record(&suite, &outcome));
+    let failed: Vec<_> = report
+        .cases
+        .iter()
+        .filter(|c| c.verdict.is_failure())
+        .collect();
+    assert!(!failed.is_empty());
+    for case in failed {
+        // `observed` holds the keys the case checks; the answer is whole.
+        let answer: serde_json::Value =
+            serde_json::from_str(case.answer.as_deref().expect("the answer")).unwrap();
+        assert_eq!(answer["type"], "evaluation", "{answer}");
+        assert!(answer.get("reasons").is_some(), "{answer}");
+        assert!(!case.observed.as_deref().unwrap_or("").contains("reasons"));
+        assert!(!case.reasons.is_empty(), "{}", case.id);
+        let reasons: Vec<&str> = answer["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r.as_str())
+            .collect();
+        assert_eq!(case.reasons, reasons);
+    }
+}

@@ -423,11 +423,14 @@ fn failures(report: &Report, out: &mut String) {
                 diff_lines(d)
             );
         }
+        let reasons = (!case.reasons.is_empty()).then(|| case.reasons.join("\n"));
         let blocks = [
             ("Message", &case.message),
             ("Request", &case.request),
             ("Expected", &case.expected),
             ("Observed", &case.observed),
+            ("Its reasons", &reasons),
+            ("Its whole answer", &case.answer),
             ("Offending line", &case.line),
             ("Stderr tail", &case.stderr_tail),
         ];
