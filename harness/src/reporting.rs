@@ -8,7 +8,7 @@
 //! let started = std::time::SystemTime::now();            // before runner::run
 //! let outcome = runner::run(&suite.cases, &target, &options);
 //! let mut record = reporting::RunRecord::new(&suite, &outcome, started);
-//! record.cases_sha256 = reporting::suite_digest(args.cases.cases.as_deref())?;
+//! record.cases_sha256 = args.cases.digest()?;
 //! if let Some(path) = &args.baseline {                   // `--baseline FILE`
 //!     record.baseline = Some(reporting::load_baseline(path)?);
 //! }
@@ -182,6 +182,11 @@ fn requests_of(run: Option<&CaseRun>, step: usize) -> Option<String> {
     (!sent.is_empty()).then(|| sent.join("\n"))
 }
 
+fn capped(mut text: String, max: usize) -> String {
+    rbv_report::text::cap(&mut text, max);
+    text
+}
+
 fn non_empty(s: &str) -> Option<String> {
     (!s.is_empty()).then(|| s.to_owned())
 }
@@ -246,6 +251,23 @@ fn case_result(rec: &CaseRecord, run: &RunRecord) -> m::CaseResult {
             out.stderr_tail = non_empty(&e.stderr_tail);
         }
         Verdict::Pass | Verdict::Skip { .. } => {}
+    }
+    if let (Some(run), Some(step)) = (rec.run, out.step) {
+        let answers: Vec<String> = run.answers_to(step).map(pretty).collect();
+        if !answers.is_empty() {
+            out.answer = Some(capped(answers.join("\n"), m::MAX_ANSWER));
+        }
+        out.reasons = run
+            .reasons_to(step)
+            .take(m::MAX_REASONS)
+            .map(|r| capped(r.to_owned(), m::MAX_REASON))
+            .collect();
+    }
+    if out.verdict.is_failure() {
+        out.counts_against = case
+            .counts_against(out.step, catalogue)
+            .into_iter()
+            .collect();
     }
     out
 }

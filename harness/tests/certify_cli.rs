@@ -55,7 +55,7 @@ fn a_partial_implementation_is_certified_for_what_it_claims() {
     assert_eq!(r["summary"]["level"], "precise");
     let statement = r["summary"]["certification"]["statement"].as_str().unwrap();
     assert!(
-        statement.starts_with("Precise for base, projection and sql; not claimed: audit, "),
+        statement.starts_with("Precise: base, projection, sql · not claimed: audit, "),
         "{statement}"
     );
     assert_eq!(capability(&r, "sql")["level"], "precise");
@@ -77,7 +77,7 @@ fn a_partial_implementation_is_certified_for_what_it_claims() {
         c["suite_cases"].as_u64(),
         r["cases"].as_array().map(|a| a.len() as u64)
     );
-    assert!(stdout(&out).contains("(Precise for base, projection and sql; not claimed:"));
+    assert!(stdout(&out).contains("(Precise: base, projection, sql · not claimed:"));
 }
 
 #[test]
@@ -263,7 +263,7 @@ fn the_python_example_adapter_is_certified_for_manifest_projection_and_tokens() 
     let r = report(dir.path());
     let statement = r["summary"]["certification"]["statement"].as_str().unwrap();
     assert!(
-        statement.starts_with("Precise for base, manifest, projection and tokens; not claimed: "),
+        statement.starts_with("Precise: base, manifest, projection, tokens · not claimed: "),
         "{statement}"
     );
     assert!(r["summary"]["counts"]["skip"].as_u64().unwrap() > 500);

@@ -256,3 +256,115 @@ fn two_runs_on_the_same_inputs_give_the_same_report_but_for_timings() {
         assert!(a == b, "{mutant:?}: reports differ: {differing:#?}");
     }
 }
+
+#[test]
+fn a_failure_counts_against_the_capability_of_the_rule_its_step_checks() {
+    let suite = suite();
+    let against = |id: &str, step: usize| -> Vec<String> {
+        let case = suite
+            .case(id)
+            .unwrap_or_else(|| panic!("{id} is in the corpus"));
+        case.counts_against(Some(step), &suite.catalogue)
+            .into_iter()
+            .collect()
+    };
+    // Cites a SQL and a token rule: step 1's classification is SQL's, the
+    // approval of step 3 checks both.
+    assert_eq!(against("sql/control/alone-through-invoke", 1), ["sql"]);
+    assert_eq!(
+        against("sql/control/alone-through-invoke", 3),
+        ["sql", "tokens"]
+    );
+    // A SQL case citing a manifest rule beside a SQL one, for its fixture:
+    // its SQL step breaks the SQL rule.
+    let case = suite.case("sql/declared/read-select").unwrap();
+    assert!(case.needs.iter().any(|c| c.as_str() == "manifest"));
+    assert_eq!(against("sql/declared/read-select", 1), ["sql"]);
+
+    // A whole run of a reference that escalates every SQL statement: SQL
+    // loses its level, and the capabilities its cases also need keep theirs.
+    let outcome = outcome(&suite, Some(Mutant::ToolLevelSql));
+    let report = reporting::build_report(&record(&suite, &outcome));
+    let level = |name: &str| {
+        report
+            .summary
+            .certification
+            .capabilities
+            .iter()
+            .find(|c| c.capability == name)
+            .and_then(|c| c.level)
+    };
+    let failing = report.cases.iter().filter(|c| c.verdict.is_failure());
+    let needing = |cap: &str| {
+        failing
+            .clone()
+            .filter(|c| c.needs.iter().any(|n| n == cap))
+            .count()
+    };
+    assert!(
+        needing("tokens") > 0 && needing("manifest") > 0,
+        "failures also need tokens and manifest"
+    );
+    assert!(level("sql") < Some(Level::Precise));
+    assert_eq!(
+        level("tokens"),
+        Some(Level::Precise),
+        "{}",
+        report.summary.certification.statement
+    );
+    // Manifest cases that carry their rule on a SQL call still fail it
+    // (they cite a manifest rule only); the SQL cases block SQL alone.
+    for c in &report.summary.certification.capabilities {
+        for b in &c.blockers {
+            assert!(
+                c.capability == "sql" || b.cases.iter().all(|id| !id.starts_with("sql/")),
+                "{} blocked by {:?}",
+                c.capability,
+                b.cases
+            );
+        }
+    }
+}
+
+#[test]
+fn a_failure_keeps_the_implementations_reasons_and_whole_answer() {
+    let suite = suite();
+    let cases: Vec<_> = suite
+        .cases
+        .iter()
+        .filter(|c| c.id.starts_with("sql/declared/read-"))
+        .cloned()
+        .collect();
+    let outcome = run(
+        &cases,
+        &Target::InProcess(Some(Mutant::ToolLevelSql), Default::default()),
+        &RunOptions {
+            filters: Vec::new(),
+            jobs: 1,
+            deadline: None,
+        },
+    );
+    let report = reporting::build_report(&record(&suite, &outcome));
+    let failed: Vec<_> = report
+        .cases
+        .iter()
+        .filter(|c| c.verdict.is_failure())
+        .collect();
+    assert!(!failed.is_empty());
+    for case in failed {
+        // `observed` holds the keys the case checks; the answer is whole.
+        let answer: serde_json::Value =
+            serde_json::from_str(case.answer.as_deref().expect("the answer")).unwrap();
+        assert_eq!(answer["type"], "evaluation", "{answer}");
+        assert!(answer.get("reasons").is_some(), "{answer}");
+        assert!(!case.observed.as_deref().unwrap_or("").contains("reasons"));
+        assert!(!case.reasons.is_empty(), "{}", case.id);
+        let reasons: Vec<&str> = answer["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r.as_str())
+            .collect();
+        assert_eq!(case.reasons, reasons);
+    }
+}

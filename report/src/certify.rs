@@ -6,7 +6,9 @@
 //! its cases were skipped, and they count against nothing. A claimed
 //! capability's level is judged on its cases that applied: a case skipped
 //! for its profile does not apply, nor does one that also needs an
-//! unclaimed capability.
+//! unclaimed capability. A failure counts only against the capabilities
+//! of the rule it breaks (`CaseResult::counts_against`): a SQL failure in
+//! a case that also needs tokens blocks sql, not tokens.
 //!
 //! The levels nest (see [`Level`]): Safe needs every MUST case on the
 //! unsafe side to pass, Core every MUST case, Precise also every case that
@@ -22,8 +24,8 @@ use crate::model::{
     CapabilityLevel, CapabilityStatus, CaseResult, Certification, Conditions, Counts, Level,
     LevelBlockers, PartialRun, BASE,
 };
+use crate::render::markdown::plural;
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write;
 
 /// The certificate and what it makes of the whole run.
 #[derive(Clone, Debug, PartialEq)]
@@ -132,7 +134,7 @@ pub fn certify(
         capabilities,
         unknown_claims: shown_claims(&unknown),
     };
-    certification.statement = statement(&certification, level);
+    certification.statement = statement(&certification, cases);
     Outcome {
         certification,
         level,
@@ -168,6 +170,7 @@ fn capability(
         level: None,
         counts,
         blockers: Vec::new(),
+        failing_outside_levels: Vec::new(),
     };
     if !is_base && !claimed.contains(name) {
         return entry;
@@ -175,7 +178,9 @@ fn capability(
     let applying: Vec<&CaseResult> = mine
         .into_iter()
         .filter(|c| {
-            !c.verdict.is_not_applicable() && c.needs.iter().all(|n| claimed.contains(n.as_str()))
+            !c.verdict.is_not_applicable()
+                && c.needs.iter().all(|n| claimed.contains(n.as_str()))
+                && counts_against(c, name)
         })
         .collect();
     if applying.is_empty() {
@@ -184,6 +189,12 @@ fn capability(
     }
     let (level, blockers) = group_level(&applying);
     entry.blockers = blockers;
+    entry.failing_outside_levels = applying
+        .iter()
+        .filter(|c| c.verdict.is_failure() && !required_for(Level::Precise, c))
+        .map(|c| c.id.clone())
+        .collect();
+    entry.failing_outside_levels.sort();
     if partial {
         entry.status = CapabilityStatus::Partial;
     } else {
@@ -193,9 +204,22 @@ fn capability(
     entry
 }
 
-/// The overall statement: `Core for base, manifest and sql (sql:
-/// Precise); untested: …; not claimed: …; unknown claims ignored: …`.
-fn statement(cert: &Certification, level: Level) -> String {
+/// Whether `case` counts for the levels of the group `name`: a pass counts
+/// for every group it belongs to, a failure only for the capabilities of
+/// the rule it breaks (all of the case's, when the report does not say).
+fn counts_against(case: &CaseResult, name: &str) -> bool {
+    !case.verdict.is_failure()
+        || case.counts_against.is_empty()
+        || case.counts_against.iter().any(|c| c == name)
+}
+
+/// The statement, what is certified first: `Precise: base, sql · Core:
+/// fetch (blocked by 2 cases) · None: shell (blocked by 19 cases) ·
+/// untested: … · not claimed: … · unknown capabilities ignored: …`.
+/// Every failing case of a judged group shows up in it, as blocking a
+/// level or as `N SHOULD cases fail`, so a run that exits 1 says why
+/// even at Precise.
+fn statement(cert: &Certification, cases: &[CaseResult]) -> String {
     let names = |status: CapabilityStatus| -> Vec<&str> {
         cert.capabilities
             .iter()
@@ -203,49 +227,89 @@ fn statement(cert: &Certification, level: Level) -> String {
             .map(|c| c.capability.as_str())
             .collect()
     };
-    let mut out = match cert.partial {
-        Some(p) => format!("{}: no level", p.label()),
-        None => {
-            let judged = names(CapabilityStatus::Certified);
-            if judged.is_empty() {
-                "None: no case ran".to_owned()
-            } else {
-                let mut s = format!("{level} for {}", and_list(&judged));
-                let mut above: BTreeMap<Level, Vec<&str>> = BTreeMap::new();
-                for c in &cert.capabilities {
-                    if let Some(l) = c.level.filter(|l| *l > level) {
-                        above.entry(l).or_default().push(&c.capability);
-                    }
-                }
-                if !above.is_empty() {
-                    let parts: Vec<String> = above
-                        .iter()
-                        .rev()
-                        .map(|(l, caps)| format!("{}: {l}", caps.join(", ")))
-                        .collect();
-                    let _ = write!(s, " ({})", parts.join("; "));
-                }
-                s
-            }
-        }
-    };
+    let mut parts = vec![levels(cert, cases)];
     for (status, label) in [
         (CapabilityStatus::Untested, "untested"),
         (CapabilityStatus::NotClaimed, "not claimed"),
     ] {
         let list = names(status);
         if !list.is_empty() {
-            let _ = write!(out, "; {label}: {}", list.join(", "));
+            parts.push(format!("{label}: {}", list.join(", ")));
         }
     }
     if !cert.unknown_claims.is_empty() {
-        let _ = write!(
-            out,
-            "; unknown capabilities ignored: {}",
+        parts.push(format!(
+            "unknown capabilities ignored: {}",
             cert.unknown_claims.join(", ")
-        );
+        ));
     }
-    out
+    parts.join(" · ")
+}
+
+/// The head of the statement, what the run certifies: `Precise: base,
+/// sql · None: shell (blocked by 19 cases)`, or `partial run: N of M
+/// cases: no level`. Headlines show it in place of the lowest level
+/// alone, which would read a Precise capability as None.
+pub fn levels(cert: &Certification, cases: &[CaseResult]) -> String {
+    if let Some(p) = cert.partial {
+        return format!("{}: no level", p.label());
+    }
+    let mut by_level: BTreeMap<Level, Vec<String>> = BTreeMap::new();
+    for c in &cert.capabilities {
+        if let Some(l) = c.level {
+            by_level
+                .entry(l)
+                .or_default()
+                .push(group_entry(c, l, cases));
+        }
+    }
+    if by_level.is_empty() {
+        return "None: no case ran".to_owned();
+    }
+    let parts: Vec<String> = by_level
+        .iter()
+        .rev()
+        .map(|(l, groups)| format!("{l}: {}", groups.join(", ")))
+        .collect();
+    parts.join(" · ")
+}
+
+/// A judged group in the statement: `sql`, `sql (blocked by 3 cases)`
+/// below Precise, `sql (2 SHOULD cases fail)` beside failures that block
+/// no level.
+fn group_entry(c: &CapabilityLevel, level: Level, cases: &[CaseResult]) -> String {
+    let mut notes = Vec::new();
+    if level.next().is_some() {
+        let n = c.next_blockers().len();
+        if n > 0 {
+            notes.push(format!("blocked by {n} case{}", plural(n)));
+        }
+    }
+    if !c.failing_outside_levels.is_empty() {
+        // Named by the strongest level each case cites: no MUST, by definition.
+        let mut by_req: BTreeMap<&str, usize> = BTreeMap::new();
+        for id in &c.failing_outside_levels {
+            let strongest = cases
+                .iter()
+                .find(|k| &k.id == id)
+                .and_then(|k| k.requirements.iter().filter_map(|r| r.level).min())
+                .map_or("uncatalogued", |l| l.as_str());
+            *by_req.entry(strongest).or_default() += 1;
+        }
+        let total = c.failing_outside_levels.len();
+        let kinds: Vec<&str> = by_req.keys().copied().collect();
+        notes.push(format!(
+            "{total} {} case{} fail{}",
+            kinds.join("/"),
+            plural(total),
+            if total == 1 { "s" } else { "" }
+        ));
+    }
+    if notes.is_empty() {
+        c.capability.clone()
+    } else {
+        format!("{} ({})", c.capability, notes.join("; "))
+    }
 }
 
 /// The implementation's unknown capability names as a report may show
@@ -264,15 +328,6 @@ fn shown_claims(unknown: &BTreeSet<&str>) -> Vec<String> {
 
 /// The unknown capability names a report lists; the rest are counted.
 pub const MAX_UNKNOWN_CLAIMS: usize = 20;
-
-/// `a`, `a and b`, `a, b and c`.
-fn and_list(items: &[&str]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => (*one).to_owned(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
-}
 
 /// A run that did not run the whole suite: filtered, or short of cases.
 pub fn partial_run(cases: &[CaseResult], conditions: Option<&Conditions>) -> Option<PartialRun> {
@@ -398,7 +453,7 @@ mod tests {
         }
         assert_eq!(
             o.certification.statement,
-            "Precise for base and sql; not claimed: manifest, shell"
+            "Precise: base, sql · not claimed: manifest, shell"
         );
         // The same run with the skipped case counted against it would be None.
         cases[4].needs = claims(&["sql"]);
@@ -436,7 +491,7 @@ mod tests {
             .all(|c| c.capability != "base"));
         assert_eq!(
             o.certification.statement,
-            "Safe for shell and sql (sql: Precise); not claimed: manifest"
+            "Precise: sql · Safe: shell (blocked by 1 case) · not claimed: manifest"
         );
         // Claimed without a case that applies: untested, and out of the minimum.
         let o = certify(
@@ -446,7 +501,7 @@ mod tests {
         );
         assert_eq!(level_of(&o, "manifest").status, CapabilityStatus::Untested);
         assert_eq!(o.level, Level::Safe);
-        assert!(o.certification.statement.ends_with("; untested: manifest"));
+        assert!(o.certification.statement.ends_with(" · untested: manifest"));
     }
 
     #[test]
@@ -494,7 +549,7 @@ mod tests {
         assert!(o
             .certification
             .statement
-            .ends_with("; unknown capabilities ignored: shel"));
+            .ends_with(" · unknown capabilities ignored: shel"));
     }
 
     #[test]
@@ -513,5 +568,73 @@ mod tests {
             !statement.chars().any(crate::text::is_hostile),
             "{statement}"
         );
+    }
+
+    #[test]
+    fn the_statement_reads_the_certified_levels_first_and_counts_every_failure() {
+        let mut cases = vec![
+            case("base/1", &[], Must, (true, false)),
+            case("sql/1", &["sql"], Must, (true, true)),
+            case("sql/2", &["sql"], Should, (true, false)),
+            case("sql/3", &["sql"], Should, (true, false)),
+            case("shell/1", &["shell"], Must, (true, false)),
+            case("shell/2", &["shell"], Must, (true, false)),
+            case("manifest/1", &["manifest"], Must, (false, true)),
+        ];
+        // Two SHOULD cases that guard only the unsafe side fail: they
+        // block no level, yet the run exits 1, and the line says so.
+        cases[2].verdict = fail(FailKind::Under);
+        cases[3].verdict = fail(FailKind::Under);
+        cases[4].verdict = fail(FailKind::Under);
+        cases[5].verdict = fail(FailKind::Under);
+        cases[6].verdict = fail(FailKind::Over);
+        let o = certify(
+            &cases,
+            &claims(&["sql", "shell", "manifest"]),
+            Some(&conditions(7, &[])),
+        );
+        assert_eq!(o.level, Level::None);
+        assert_eq!(
+            o.certification.statement,
+            "Precise: base, sql (2 SHOULD cases fail) · Safe: manifest (blocked by 1 case) \
+             · None: shell (blocked by 2 cases)"
+        );
+        assert_eq!(
+            level_of(&o, "sql").failing_outside_levels,
+            ["sql/2", "sql/3"]
+        );
+    }
+
+    #[test]
+    fn a_failure_counts_against_the_capability_whose_rule_it_breaks() {
+        let mut cases = vec![
+            case("sql/1", &["sql"], Must, (true, true)),
+            case("tokens/1", &["tokens"], Must, (true, true)),
+            case(
+                "sql/through-invoke",
+                &["sql", "tokens"],
+                Must,
+                (false, true),
+            ),
+        ];
+        cases[2].verdict = fail(FailKind::Over);
+        let claimed = claims(&["sql", "tokens"]);
+        let cond = Some(Conditions {
+            known_capabilities: claims(&["sql", "tokens"]),
+            ..conditions(3, &[])
+        });
+        let levels = |cases: &[CaseResult]| {
+            let o = certify(cases, &claimed, cond.as_ref());
+            (level_of(&o, "sql").level, level_of(&o, "tokens").level)
+        };
+        // A report that does not say: the failure blocks both.
+        assert_eq!(levels(&cases), (Some(Level::Safe), Some(Level::Safe)));
+        cases[2].counts_against = claims(&["sql"]);
+        assert_eq!(levels(&cases), (Some(Level::Safe), Some(Level::Precise)));
+        cases[2].counts_against = claims(&["tokens"]);
+        assert_eq!(levels(&cases), (Some(Level::Precise), Some(Level::Safe)));
+        // A pass counts for every capability the case needs.
+        cases[2].verdict = Verdict::Pass;
+        assert_eq!(levels(&cases), (Some(Level::Precise), Some(Level::Precise)));
     }
 }

@@ -49,7 +49,7 @@ fn an_adapter_passing_what_it_claims_is_certified_for_it() {
     assert_eq!(r.summary.level, Level::Precise, "{}", cert.statement);
     assert_eq!(
         cert.statement,
-        "Precise for fetch, sql and tokens; untested: manifest; not claimed: shell"
+        "Precise: fetch, sql, tokens · untested: manifest · not claimed: shell"
     );
     let shell = cert
         .capabilities
@@ -60,7 +60,7 @@ fn an_adapter_passing_what_it_claims_is_certified_for_it() {
     assert_eq!(shell.counts.skip, 1);
 
     let md = markdown::render(&r);
-    assert!(md.contains("## rbv: acme-gate 1.2.3 — **Precise**"));
+    assert!(md.contains("## rbv: acme-gate 1.2.3 — **Precise: fetch, sql, tokens**"));
     assert!(md.contains("| shell | not claimed | 0 pass, 0 fail, 0 error, 1 skip |"));
     assert!(md.contains("| mode | process |"));
     assert!(md.contains("| timeout | 750 ms |"));
@@ -91,9 +91,24 @@ fn the_blockers_of_each_level_above_are_listed() {
     assert_eq!(r.summary.next_level_blockers, ["fetch/loopback/ipv6"]);
     assert_eq!(
         r.summary.certification.statement,
-        "Core for fetch, sql and tokens (sql, tokens: Precise); untested: manifest; not claimed: shell"
+        "Precise: sql, tokens · Core: fetch (blocked by 1 case) · untested: manifest · not claimed: shell"
     );
+    // Every format reads what is certified first, not the lowest level.
     let md = markdown::render(&r);
+    assert!(
+        md.contains(
+            "## rbv: acme-gate 1.2.3 — **Precise: sql, tokens · Core: fetch (blocked by 1 case)**"
+        ),
+        "{md}"
+    );
+    let page = html::render(&r);
+    assert!(page.contains(
+        "id=\"statement\">Precise: sql, tokens · Core: fetch (blocked by 1 case) · untested"
+    ));
+    let xml = junit::render(&r).unwrap();
+    assert!(xml.contains(
+        "name=\"rbv.certification\" value=\"Precise: sql, tokens · Core: fetch (blocked by 1 case) · "
+    ));
     assert!(
         md.contains(
             "| fetch | Core | 1 pass, 1 fail, 0 error, 0 skip | Precise: fetch/loopback/ipv6 |"

@@ -225,7 +225,7 @@ fn html_is_self_contained_and_shows_scores_failures_and_filters() {
 #[test]
 fn markdown_has_level_scores_areas_and_folded_failures() {
     let md = markdown::render(&common::sample());
-    assert!(md.contains("**None**"));
+    assert!(md.contains("— **None: base (blocked by 2 cases)**"), "{md}");
     assert!(md.contains("| Safety | 66.7% (4/6) |"));
     assert!(md.contains("| sql | 4 | 2 | 1 | 0 | 1 | 0 |"));
     assert_eq!(md.matches("<details>").count(), 3);
@@ -321,4 +321,38 @@ fn same_inputs_render_byte_identical_but_for_timings() {
             );
         }
     }
+}
+
+#[test]
+fn failures_show_the_implementations_reasons_and_answer_bounded() {
+    let mut cases = common::cases();
+    let failing = cases
+        .iter_mut()
+        .find(|c| c.id == "sql/cte/data-modifying-delete")
+        .expect("a failing case of the sample");
+    failing.reasons = vec!["a CTE <b>read</b>".into(), "no write @found".into()];
+    failing.answer = Some(format!(
+        "{{\"type\": \"evaluation\", \"band\": \"auto\", \"pad\": \"{}\"}}",
+        "y".repeat(3000)
+    ));
+    let r = common::report_from(cases, 0);
+    let md = markdown::render(&r);
+    assert!(
+        md.contains("its reasons:\n\n```\na CTE <b>read</b>\nno write @found\n```"),
+        "{md}"
+    );
+    assert!(md.contains("its whole answer:\n\n```json\n{\"type\": \"evaluation\""));
+    // The summary shows the first KiB; report.json keeps the rest.
+    assert!(
+        md.contains("bytes cut of 3049] (report.json has more)"),
+        "{md}"
+    );
+    assert!(!md.contains(&"y".repeat(markdown::MAX_ANSWER_SHOWN + 1)));
+    let page = html::render(&r);
+    assert!(page.contains(
+        "<h4>Its reasons</h4>\n<pre>a CTE &lt;b&gt;read&lt;/b&gt;\nno write @found</pre>"
+    ));
+    assert!(page.contains("<h4>Its whole answer</h4>"));
+    let back: Report = serde_json::from_str(&json::render(&r).unwrap()).unwrap();
+    assert_eq!(back.cases, r.cases);
 }

@@ -115,7 +115,12 @@ pub const MIN_LITERAL_ID: u64 = 1 << 32;
 /// Literal ids in `send_raw` lines: each used once in the suite (ids are
 /// unique per child, and one child serves many cases) and out of reach of
 /// rbv's own counter.
-fn raw_ids<'a>(case: &'a Case, seen: &mut BTreeMap<u64, &'a str>, report: &mut LintReport) {
+fn raw_ids<'a>(
+    case: &'a Case,
+    seen: &mut BTreeMap<u64, &'a str>,
+    judged: &dyn Fn(&str) -> bool,
+    report: &mut LintReport,
+) {
     for step in &case.steps {
         let Action::SendRaw(raw) = &step.action else {
             continue;
@@ -128,13 +133,16 @@ fn raw_ids<'a>(case: &'a Case, seen: &mut BTreeMap<u64, &'a str>, report: &mut L
             origin: Some(case.origin.clone()),
             message,
         };
-        if id < MIN_LITERAL_ID && !raw.before_handshake {
+        if id < MIN_LITERAL_ID && !raw.before_handshake && judged(&case.id) {
             report.errors.push(issue(format!(
                 "step line {}: literal id {id} may collide with rbv's own ids; use `$ID` or an id >= 2^32",
                 step.line
             )));
         }
-        if let Some(other) = seen.insert(id, &case.id) {
+        if let Some(other) = seen
+            .insert(id, &case.id)
+            .filter(|o| judged(o) || judged(&case.id))
+        {
             report.errors.push(issue(format!(
                 "literal id {id} is also used by {other}; ids are unique per child"
             )));
@@ -142,7 +150,36 @@ fn raw_ids<'a>(case: &'a Case, seen: &mut BTreeMap<u64, &'a str>, report: &mut L
     }
 }
 
+/// What a lint judges.
+#[derive(Clone, Copy)]
+pub enum Scope<'a> {
+    /// The whole corpus: every case, the catalogue, and the project-wide
+    /// rules (every MUST has a case and is checked through every path that
+    /// can observe it, the coverage warnings).
+    Project,
+    /// The cases the predicate selects (those of the files given), each on
+    /// its own: nothing about the rest of the corpus or its catalogue.
+    Files(&'a dyn Fn(&Case) -> bool),
+}
+
+/// Lints the whole corpus ([`Scope::Project`]).
 pub fn lint(suite: &Suite) -> LintReport {
+    lint_scoped(suite, Scope::Project)
+}
+
+/// Lints what `scope` judges; the coverage table always covers the suite.
+pub fn lint_scoped(suite: &Suite, scope: Scope<'_>) -> LintReport {
+    let judged_ids: BTreeSet<&str> = match scope {
+        Scope::Project => BTreeSet::new(),
+        Scope::Files(judges) => suite
+            .cases
+            .iter()
+            .filter(|c| judges(c))
+            .map(|c| c.id.as_str())
+            .collect(),
+    };
+    let project = matches!(scope, Scope::Project);
+    let judged = |id: &str| project || judged_ids.contains(id);
     let mut report = LintReport::default();
     let catalogue = &suite.catalogue;
     let mut counts: BTreeMap<&str, (usize, usize)> = catalogue
@@ -159,13 +196,22 @@ pub fn lint(suite: &Suite) -> LintReport {
         for id in &case.requirements {
             *cited.entry(id.as_str()).or_default() += 1;
         }
-        raw_ids(case, &mut literal_ids, &mut report);
+        raw_ids(case, &mut literal_ids, &judged, &mut report);
+        let exercised = coverage::exercised(case);
+        // Coverage counts every case; findings only those judged.
+        let mut findings = LintReport::default();
         let issue = |message: String| LintIssue {
             subject: case.id.clone(),
             origin: Some(case.origin.clone()),
             message,
         };
-        let exercised = coverage::exercised(case);
+        if case.id.chars().any(rbv_report::text::is_hostile) {
+            findings.errors.push(issue(format!(
+                "the id `{}` holds characters that change how text shows (controls, \
+                 bidirectional or invisible marks); an id is plain text",
+                rbv_report::text::one_line(&case.id, 120)
+            )));
+        }
         for id in &case.requirements {
             match counts.get_mut(id.as_str()) {
                 Some((u, p)) => {
@@ -175,30 +221,33 @@ pub fn lint(suite: &Suite) -> LintReport {
                     r.paths.extend(&exercised.paths);
                     r.contributors.extend(&exercised.contributors);
                 }
-                None => report
+                None => findings
                     .errors
                     .push(issue(format!("cites unknown requirement `{id}`"))),
             }
         }
         if let Some(name) = unused_capture(case) {
-            report.errors.push(issue(format!(
+            findings.errors.push(issue(format!(
                 "captures `{name}` but no step uses it (as a token, in `same` or in `differs`)"
             )));
         }
         if case.reason.is_none() {
             if !sides.unsafe_side && !sides.precision {
-                report.errors.push(issue(
+                findings.errors.push(issue(
                     "has no expectation that can fail under or over, and no `reason`".into(),
                 ));
             } else if !sides.unsafe_side {
-                report
+                findings
                     .errors
                     .push(issue("guards only precision; say why in `reason`".into()));
             }
         }
+        if judged(&case.id) {
+            report.errors.append(&mut findings.errors);
+        }
     }
-
     for r in &catalogue.requirements {
+        let mut findings = LintReport::default();
         let (unsafe_cases, precision_cases) = counts[r.id.as_str()];
         let issue = |message: String| LintIssue {
             subject: r.id.clone(),
@@ -208,14 +257,14 @@ pub fn lint(suite: &Suite) -> LintReport {
         if r.level == Level::Interpretation
             && r.rationale.as_deref().is_none_or(|s| s.trim().is_empty())
         {
-            report
+            findings
                 .errors
                 .push(issue("an INTERPRETATION needs a `rationale`".into()));
         }
         if r.level == Level::Must && unsafe_cases + precision_cases == 0 {
             let cited = suite.cases.iter().any(|c| c.requirements.contains(&r.id));
             if !cited {
-                report
+                findings
                     .errors
                     .push(issue("a MUST requirement with no case".into()));
             }
@@ -228,7 +277,7 @@ pub fn lint(suite: &Suite) -> LintReport {
         for name in &r.paths {
             match Path::parse(name) {
                 Some(p) => required.push(p),
-                None => report.errors.push(issue(format!(
+                None => findings.errors.push(issue(format!(
                     "unknown path `{name}` in `paths` (known: {})",
                     Path::ALL.map(Path::as_str).join(", ")
                 ))),
@@ -244,7 +293,7 @@ pub fn lint(suite: &Suite) -> LintReport {
                 .map(|p| p.as_str())
                 .collect();
             if !missing.is_empty() {
-                report.errors.push(issue(format!(
+                findings.errors.push(issue(format!(
                     "a MUST requirement no case checks through {} (a path that can observe it)",
                     missing.join(", ")
                 )));
@@ -255,19 +304,24 @@ pub fn lint(suite: &Suite) -> LintReport {
             // so the cases have no side; they are counted as cases.
             let cases = cited.get(r.id.as_str()).copied().unwrap_or(0);
             if cases < MIN_UNSAFE_CASES {
-                report
+                findings
                     .warnings
                     .push(issue(format!("{cases} case(s); {MIN_UNSAFE_CASES} wanted")));
             }
         } else if unsafe_cases < MIN_UNSAFE_CASES {
-            report.warnings.push(issue(format!(
+            findings.warnings.push(issue(format!(
                 "{unsafe_cases} unsafe-side case(s); {MIN_UNSAFE_CASES} wanted"
             )));
         }
         if r.safe_side && precision_cases < MIN_PRECISION_CASES {
-            report.warnings.push(issue(format!(
+            findings.warnings.push(issue(format!(
                 "{precision_cases} precision case(s); {MIN_PRECISION_CASES} wanted"
             )));
+        }
+        // The catalogue's and the corpus's findings are not those of a few files.
+        if project {
+            report.errors.append(&mut findings.errors);
+            report.warnings.append(&mut findings.warnings);
         }
         report.coverage.push(RequirementCoverage {
             id: r.id.clone(),

@@ -430,6 +430,40 @@ fn entry_pos(doc: &Node, entry: Entry) -> Pos {
     }
 }
 
+/// Adds a user's case files to a suite's (`rbv run --add-cases`): they
+/// load with the suite's catalogue and plugin fixtures, and may bring
+/// fixtures of their own. A file at a path the suite has, or a catalogue
+/// of its own, is an error: neither may change the suite under the
+/// user's cases. The merged files stay sorted by path.
+pub fn add_files(
+    suite: &mut Vec<(String, String)>,
+    added: Vec<(String, String)>,
+) -> Vec<LoadError> {
+    let mut errors = Vec::new();
+    let taken: BTreeSet<String> = suite.iter().map(|(p, _)| p.clone()).collect();
+    for (path, src) in added {
+        if path == CATALOGUE {
+            errors.push(LoadError::new(
+                &path,
+                &src,
+                Pos::default(),
+                "added cases use the suite's catalogue; an added tree cannot bring its own",
+            ));
+        } else if taken.contains(&path) {
+            errors.push(LoadError::new(
+                &path,
+                &src,
+                Pos::default(),
+                "the suite has a file at this path already; rename the added one",
+            ));
+        } else {
+            suite.push((path, src));
+        }
+    }
+    suite.sort_by(|a, b| a.0.cmp(&b.0));
+    errors
+}
+
 /// Loads every `*.yaml` / `*.yml` under `root`, recursively (regular
 /// files only, links not followed; see `files`).
 pub fn load_dir(root: &Path) -> Result<Suite, Vec<LoadError>> {

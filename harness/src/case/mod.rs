@@ -22,8 +22,8 @@ pub mod show;
 mod steps;
 
 pub use execute::{execute, CaseRun, Exchange};
-pub use lint::{lint, LintIssue, LintReport, RequirementCoverage};
-pub use load::{load_dir, load_files, LoadError, CATALOGUE, FIXTURES};
+pub use lint::{lint, lint_scoped, LintIssue, LintReport, RequirementCoverage, Scope};
+pub use load::{add_files, load_dir, load_files, LoadError, CATALOGUE, FIXTURES};
 pub use model::{Action, Expect, Matcher, Source, Step, Token};
 pub use partial::matches as partial_match;
 pub use requirements::{Catalogue, Level, ProfileKey, Requirement};
@@ -89,6 +89,48 @@ impl Case {
     /// The first segment of the id.
     pub fn area(&self) -> &str {
         self.id.split('/').next().unwrap_or(&self.id)
+    }
+
+    /// The capabilities a failure decided at `step` counts against
+    /// (docs/certification.md, "Which capability a failure counts
+    /// against"): those the catalogue gives the requirements the case
+    /// cites (the base protocol for one without), among those the case
+    /// needs; when that leaves several, those the failing step itself
+    /// needs, when it needs any of them. Empty when the catalogue ties the
+    /// case to none of its needs: the failure then counts against all.
+    pub fn counts_against(&self, step: Option<usize>, catalogue: &Catalogue) -> BTreeSet<String> {
+        let needs: BTreeSet<&str> = if self.needs.is_empty() {
+            BTreeSet::from([rbv_report::model::BASE])
+        } else {
+            self.needs.iter().map(|c| c.as_str()).collect()
+        };
+        let cited: BTreeSet<&str> = self
+            .requirements
+            .iter()
+            .filter_map(|id| catalogue.requirement(id))
+            .map(|r| {
+                r.capability
+                    .map_or(rbv_report::model::BASE, Capability::as_str)
+            })
+            .filter(|c| needs.contains(c))
+            .collect();
+        let of_step = match step {
+            // Step 0 loads the case's plugins.
+            Some(0) => BTreeSet::from([Capability::Manifest]),
+            Some(n) => steps::derived_needs(false, self.steps.get(n - 1..n).unwrap_or_default()),
+            None => BTreeSet::new(),
+        };
+        let narrowed: BTreeSet<&str> = cited
+            .iter()
+            .copied()
+            .filter(|c| of_step.iter().any(|s| s.as_str() == *c))
+            .collect();
+        let chosen = if cited.len() > 1 && !narrowed.is_empty() {
+            narrowed
+        } else {
+            cited
+        };
+        chosen.into_iter().map(str::to_owned).collect()
     }
 
     pub fn guards(&self) -> Sides {

@@ -85,6 +85,9 @@ pub fn render(outcome: &RunOutcome, style: Style) -> String {
                 for line in request_lines(result.run.as_ref(), f.step) {
                     let _ = writeln!(out, "    {line}");
                 }
+                for line in answer_lines(result.run.as_ref(), f.step) {
+                    let _ = writeln!(out, "    {line}");
+                }
             }
             Verdict::Error(e) => {
                 let label = style.paint("1;35", &format!("ERROR {}", error_kind(e)));
@@ -234,6 +237,26 @@ fn request_lines(run: Option<&CaseRun>, step: usize) -> Vec<String> {
     lines
 }
 
+/// The implementation's own words on the deciding step: its `reasons`,
+/// then its whole answer on one line, each shortened (the diff above
+/// shows only the keys the case checks).
+fn answer_lines(run: Option<&CaseRun>, step: usize) -> Vec<String> {
+    let Some(run) = run else { return Vec::new() };
+    let mut lines = Vec::new();
+    let reasons: Vec<&str> = run.reasons_to(step).collect();
+    if !reasons.is_empty() {
+        lines.push(format!("reasons: {}", one_line(&reasons.join("; "))));
+    }
+    let answers: Vec<String> = run.answers_to(step).map(|a| a.to_string()).collect();
+    if !answers.is_empty() {
+        lines.push(format!(
+            "answer: {}",
+            terminal(&crate::adapter::lines::truncate(&answers.join(" "), 600))
+        ));
+    }
+    lines
+}
+
 /// `evaluate {"operation":…}` on one line, shortened.
 fn compact_request(exchange: &Exchange) -> String {
     let mut value = exchange.request_value();
@@ -370,5 +393,39 @@ mod tests {
         assert!(text.contains("\x1b[31m-  \"band\": \"escalate\"\x1b[0m"));
         assert!(text.contains("\x1b[32m+  \"band\": \"auto\"\x1b[0m"));
         assert!(text.ends_with("rbv: 1 passed, 2 failed, 1 skipped\n"));
+    }
+
+    #[test]
+    fn a_failure_shows_the_implementations_reasons_and_whole_answer() {
+        let mut o = outcome();
+        let answer = serde_json::json!({
+            "type": "evaluation",
+            "band": "auto",
+            "decision": "allow",
+            "reasons": ["declared auto by the plugin", "no inspector for \u{1b}[2Jsql"],
+            "extra": "x".repeat(2000),
+        });
+        o.results[1].run = Some(CaseRun {
+            verdict: o.results[1].verdict.clone(),
+            exchanges: vec![Exchange {
+                step: 2,
+                request: r#"{"type":"evaluate"}"#.into(),
+                response: Some(answer),
+                line: None,
+            }],
+        });
+        let text = render(&o, Style { color: false });
+        assert!(
+            text.contains("    reasons: declared auto by the plugin; no inspector for \\x1b[2Jsql"),
+            "{text}"
+        );
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("    answer: {"))
+            .expect("the answer line");
+        assert!(line.contains(r#""decision":"allow""#), "{line}");
+        // Bounded: the 2,000-byte field is cut, and says so.
+        assert!(line.len() < 800 && line.contains("bytes)"), "{line}");
+        assert!(!text.contains('\u{1b}'));
     }
 }

@@ -238,7 +238,7 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut failed = summary.failed() > 0;
     if args.report.is_some() || baseline.is_some() {
         let mut record = RunRecord::new(&suite, &outcome, started);
-        record.cases_sha256 = reporting::suite_digest(args.cases.cases.as_deref())?;
+        record.cases_sha256 = args.cases.digest()?;
         record.baseline = baseline;
         record.conditions = Some(args.conditions(&outcome, suite.cases.len()));
         let report = reporting::build_report(&record);

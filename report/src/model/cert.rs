@@ -127,6 +127,12 @@ pub struct CapabilityLevel {
     /// For each level above the one reached, the cases that block it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blockers: Vec<LevelBlockers>,
+    /// Its cases that ran and did not pass but block no level (cases
+    /// citing no MUST requirement that guard only the unsafe side):
+    /// they fail the run without lowering the level, so the statement
+    /// counts them beside it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failing_outside_levels: Vec<String>,
 }
 
 impl CapabilityLevel {
@@ -148,8 +154,8 @@ impl CapabilityLevel {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Certification {
-    /// One sentence, e.g. `Core for base, manifest and sql (manifest:
-    /// Precise); not claimed: shell`.
+    /// One line, the certified levels first, e.g. `Precise: base,
+    /// manifest · Core: sql (blocked by 2 cases) · not claimed: shell`.
     pub statement: String,
     /// Set when the run did not run the whole suite: it earns no level.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -58,6 +58,8 @@ impl Report {
         for case in &mut self.cases {
             case.needs.sort();
             case.needs.dedup();
+            case.counts_against.sort();
+            case.counts_against.dedup();
             case.requirements.sort();
             case.requirements.dedup();
             case.tags.sort();
@@ -101,14 +103,17 @@ impl Report {
         )
     }
 
-    /// The same report with the started time and every duration cleared:
-    /// what two runs on the same inputs must agree on byte for byte.
+    /// The same report with the started time, every duration and the
+    /// implementation's whole answers cleared (they carry its own clock,
+    /// an audit record's timestamp): what two runs on the same inputs must
+    /// agree on byte for byte.
     pub fn without_timings(&self) -> Report {
         let mut r = self.clone();
         r.started = rfc3339(SystemTime::UNIX_EPOCH);
         r.duration_ms = 0.0;
         for c in &mut r.cases {
             c.duration_ms = 0.0;
+            c.answer = None;
         }
         r
     }
@@ -131,6 +136,7 @@ impl CaseResult {
             requirements: Vec::new(),
             tags: Vec::new(),
             needs: Vec::new(),
+            counts_against: Vec::new(),
             guards: Sides::default(),
             verdict,
             step: None,
@@ -139,6 +145,8 @@ impl CaseResult {
             expected: None,
             observed: None,
             diff: None,
+            answer: None,
+            reasons: Vec::new(),
             line: None,
             stderr_tail: None,
             duration_ms: 0.0,

@@ -3,7 +3,8 @@
 //! can be read, compared and rendered without the suite at hand.
 //!
 //! The JSON form is byte-identical across runs with the same inputs except
-//! for `started` and the durations: maps are `BTreeMap`s, lists are sorted
+//! for `started`, the durations and the implementation's whole answers
+//! (`cases[].answer`, which hold its clock): maps are `BTreeMap`s, lists are sorted
 //! (cases by id, capabilities by name) and every derived field is computed
 //! from the cases by [`Report::refresh`].
 //!
@@ -192,6 +193,13 @@ pub struct CaseResult {
     /// implementation runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub needs: Vec<String>,
+    /// The capabilities a failure or error of the case counts against
+    /// (sorted): those of the requirements its deciding step checks
+    /// (docs/certification.md, "Which capability a failure counts
+    /// against"). Empty for a pass or a skip, and in reports of older rbv
+    /// versions: a failure then counts against every capability it needs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counts_against: Vec<String>,
     pub guards: Sides,
     pub verdict: Verdict,
     /// Index of the step that decided a failure or error.
@@ -209,6 +217,15 @@ pub struct CaseResult {
     /// Unified diff of `expected` against `observed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
+    /// The implementation's whole answer to the deciding step (each answer
+    /// of a `concurrent` step), pretty JSON as received, cut at
+    /// [`MAX_ANSWER`] bytes: `observed` holds only the keys the case checks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// The `reasons` of that answer, at most [`MAX_REASONS`], each cut at
+    /// [`MAX_REASON`] bytes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
     /// The offending line of an error verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<String>,
@@ -219,6 +236,11 @@ pub struct CaseResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineMark>,
 }
+
+/// The bounds of what a report keeps of an implementation's answer.
+pub const MAX_ANSWER: usize = 4096;
+pub const MAX_REASONS: usize = 16;
+pub const MAX_REASON: usize = 400;
 
 /// How a case ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

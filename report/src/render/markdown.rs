@@ -111,21 +111,11 @@ pub fn render(report: &Report) -> String {
     out
 }
 
+/// What the run certifies, the certified levels first (a partial run:
+/// no level).
 fn level_line(report: &Report) -> String {
-    let s = &report.summary;
-    if let Some(partial) = facts::partial_label(report) {
-        return format!("**{partial}**: no level");
-    }
-    let mut line = format!("**{}**", s.level);
-    if let Some(next) = s.level.next() {
-        let n = s.next_level_blockers.len();
-        if n > 0 {
-            let _ = write!(line, " (next: {next}, blocked by {n} case{})", plural(n));
-        } else {
-            let _ = write!(line, " (next: {next}, no case of it ran)");
-        }
-    }
-    line
+    let levels = crate::certify::levels(&report.summary.certification, &report.cases);
+    format!("**{}**", cell(&levels))
 }
 
 /// The statement, then a table of every capability with its level and
@@ -268,6 +258,19 @@ fn failure(case: &CaseResult, out: &mut String) {
             }
         }
     }
+    // The implementation's own words: why it answered what it did.
+    if !case.reasons.is_empty() {
+        out.push_str("its reasons:\n\n");
+        fenced(out, "", &case.reasons.join("\n"));
+    }
+    if let Some(answer) = case.answer.as_deref().filter(|t| !t.is_empty()) {
+        out.push_str("its whole answer:\n\n");
+        let mut shown = answer.to_owned();
+        if crate::text::cap(&mut shown, MAX_ANSWER_SHOWN) {
+            shown.push_str(" (report.json has more)");
+        }
+        fenced(out, "json", &shown);
+    }
     if let Some(line) = case.line.as_deref().filter(|t| !t.is_empty()) {
         out.push_str("offending line:\n\n");
         fenced(out, "", line);
@@ -278,6 +281,10 @@ fn failure(case: &CaseResult, out: &mut String) {
     }
     out.push_str("</details>\n\n");
 }
+
+/// How much of an answer a failure in the summary shows (report.json keeps
+/// up to [`crate::model::MAX_ANSWER`]): twenty of them stay a PR comment.
+pub const MAX_ANSWER_SHOWN: usize = 1024;
 
 /// A fenced block whose fence is longer than any backtick run inside.
 pub(crate) fn fenced(out: &mut String, lang: &str, text: &str) {

@@ -119,7 +119,8 @@ fn header(report: &Report, out: &mut String) {
     if let (Some(next), None) = (s.level.next(), s.certification.partial) {
         let _ = writeln!(
             out,
-            "<p class=\"meta\">Next level: {next} — {}</p>",
+            "<p class=\"meta\">Lowest level of the claimed capabilities: {} · next: {next} — {}</p>",
+            s.level,
             if s.next_level_blockers.is_empty() {
                 "none of its cases ran".to_owned()
             } else {
@@ -422,11 +423,14 @@ fn failures(report: &Report, out: &mut String) {
                 diff_lines(d)
             );
         }
+        let reasons = (!case.reasons.is_empty()).then(|| case.reasons.join("\n"));
         let blocks = [
             ("Message", &case.message),
             ("Request", &case.request),
             ("Expected", &case.expected),
             ("Observed", &case.observed),
+            ("Its reasons", &reasons),
+            ("Its whole answer", &case.answer),
             ("Offending line", &case.line),
             ("Stderr tail", &case.stderr_tail),
         ];
