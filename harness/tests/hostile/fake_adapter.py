@@ -49,6 +49,13 @@ with `auto` for reversible-local-trusted, else `escalate`; then it misbehaves as
                       every answer
   big-message BYTES   answers every request `unsupported` with a message of
                       BYTES bytes
+  scripted FILE       FILE is JSON: its "handshake" keys replace those of the
+                      handshake answer, its "stderr" goes to stderr at the
+                      start, and the Nth request after any handshake (N
+                      counted across restarts in FILE.count) gets its
+                      answers[N % len]: a body, given the request's id and
+                      session unless it has its own, or a string: a raw
+                      line, with {ID} and {SESSION} replaced
 """
 import json
 import select
@@ -201,7 +208,36 @@ def tty(path):
         f.write(result)
 
 
+def scripted():
+    import os
+    with open(sys.argv[2]) as f:
+        script = json.load(f)
+    sys.stderr.write(script.get("stderr", ""))
+    sys.stderr.flush()
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req.get("type") == "handshake":
+            out = answer(req)
+            out.update(script.get("handshake", {}))
+            send(out)
+            continue
+        with open(sys.argv[2] + ".count", "a+") as f:
+            served = f.tell()
+            f.write(".")
+        chosen = script["answers"][served % len(script["answers"])]
+        if isinstance(chosen, str):
+            sys.stdout.write(chosen.replace("{ID}", str(req["id"]))
+                             .replace("{SESSION}", json.dumps(req["session"])[1:-1]) + "\n")
+            sys.stdout.flush()
+            continue
+        out = {"id": req["id"], "session": req["session"]}
+        out.update(chosen)
+        send(out)
+
+
 def main():
+    if MODE == "scripted":
+        return scripted()
     if MODE == "reverse":
         return reverse_loop()
     if MODE == "tty":
