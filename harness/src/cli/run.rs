@@ -60,7 +60,9 @@ pub struct RunArgs {
     /// check of the suite itself; not with --impl).
     #[arg(long, hide = true, conflicts_with_all = ["implementation", "spawn_per_case", "validate_protocol"])]
     pub in_process: bool,
-    /// Write the report (JSON, JUnit, Markdown, HTML, badge) into DIR.
+    /// Write the report (JSON, JUnit, Markdown, HTML, badge) into DIR. DIR
+    /// may be a symbolic link (the report goes where it leads); a link
+    /// planted inside DIR is replaced, never written through.
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
     /// Known failures (YAML, one reason each): listed failures do not fail
