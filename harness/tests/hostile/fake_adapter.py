@@ -49,6 +49,12 @@ with `auto` for reversible-local-trusted, else `escalate`; then it misbehaves as
                       every answer
   big-message BYTES   answers every request `unsupported` with a message of
                       BYTES bytes
+  flood-after         answers its first request correctly, then writes
+                      answers nobody asked for (ids of no request) without end
+  duplicate-late      answers every request, then the same answer again
+                      50 ms later
+  early               answers every request, then at once the answer to the
+                      request with the next id, which does not exist yet
   scripted FILE       FILE is JSON: its "handshake" keys replace those of the
                       handshake answer, its "stderr" goes to stderr at the
                       start, and the Nth request after any handshake (N
@@ -301,6 +307,25 @@ def main():
             line = json.dumps(answer(req)) + "\n"
             sys.stdout.write(line + line)
             sys.stdout.flush()
+            continue
+        elif MODE == "flood-after":
+            send(answer(req))
+            foreign = answer(req)
+            n = 0
+            while True:
+                n += 1
+                foreign["id"] = 1000000 + n
+                send(foreign)
+        elif MODE == "duplicate-late":
+            send(answer(req))
+            time.sleep(0.05)
+            send(answer(req))
+            continue
+        elif MODE == "early":
+            send(answer(req))
+            ahead = answer(req)
+            ahead["id"] = req["id"] + 1
+            send(ahead)
             continue
         elif MODE == "big-extra":
             out = answer(req)
