@@ -135,4 +135,19 @@ pub trait Transport {
     fn drain(&mut self) -> Result<(), AdapterError> {
         Ok(())
     }
+
+    /// Whether a line was read that answered no request in flight (late,
+    /// duplicate, early or foreign). Such a line may belong to the case
+    /// before the one that read it: the worker charges both (see
+    /// `worker::run_pool`).
+    fn stray(&self) -> bool {
+        false
+    }
+
+    /// The connection's last case is over: whatever the implementation
+    /// writes from now until its output ends (bounded in time) answers
+    /// nothing, and is that case's protocol error.
+    fn settle(&mut self) -> Result<(), AdapterError> {
+        Ok(())
+    }
 }

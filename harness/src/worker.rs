@@ -59,6 +59,9 @@ pub fn run_pool(
         let (job_rx, result_tx) = (job_rx.clone(), result_tx.clone());
         let (identity, last_connect_error) = (&identity, &last_connect_error);
         let mut transport: Option<Box<dyn Transport + Send>> = None;
+        // The last case that passed on this connection (or failed: any
+        // verdict but an error), sent once the next case ended cleanly.
+        let mut held: Option<(usize, CaseResult)> = None;
         let mut n = 0usize;
         for index in job_rx.iter() {
             let case = cases[index];
@@ -98,21 +101,24 @@ pub fn run_pool(
                 // An answer that came after the case's last one is
                 // this case's fault, not the next one's.
                 if let Err(e) = live.drain() {
-                    verdict = Verdict::Error(ErrorVerdict {
-                        kind: e.kind,
-                        step: None,
-                        message: e.message,
-                        line: e.line,
-                        stderr_tail: e.stderr_tail,
-                    });
+                    verdict = Verdict::Error(error_verdict(e));
                 }
             }
             let mut run = run;
             crate::bounds::bound_result(&mut verdict, run.as_mut());
-            if matches!(verdict, Verdict::Error(_)) {
-                // The stream may be out of step: kill (and reap)
-                // the child, start another for the next case.
-                transport = None;
+            // One rule for answers that answer nothing in flight (late,
+            // duplicate, early, foreign): the case that read one errs, and
+            // so does the case before it on this connection, whose verdict
+            // waited for this case to end cleanly. The last case's waits
+            // for the end of the child's output (`settle`, below).
+            if live.stray() {
+                if let (Some((i, mut before)), Verdict::Error(e)) = (held.take(), &verdict) {
+                    broke_after(&mut before, e.clone());
+                    let _ = result_tx.send((i, before));
+                }
+            }
+            if let Some(before) = held.take() {
+                let _ = result_tx.send(before);
             }
             let result = CaseResult {
                 id: case.id.clone(),
@@ -121,7 +127,20 @@ pub fn run_pool(
                 session,
                 duration,
             };
-            let _ = result_tx.send((index, result));
+            if matches!(result.verdict, Verdict::Error(_)) {
+                // The stream may be out of step: kill (and reap)
+                // the child, start another for the next case.
+                transport = None;
+                let _ = result_tx.send((index, result));
+            } else {
+                held = Some((index, result));
+            }
+        }
+        if let Some((i, mut last)) = held.take() {
+            if let Some(Err(e)) = transport.as_deref_mut().map(|t| t.settle()) {
+                broke_after(&mut last, error_verdict(e));
+            }
+            let _ = result_tx.send((i, last));
         }
     };
     thread::scope(|scope| {
@@ -173,6 +192,31 @@ pub fn run_pool(
         results,
         identity: identity.into_inner().unwrap_or_else(|e| e.into_inner()),
     }
+}
+
+fn error_verdict(e: AdapterError) -> ErrorVerdict {
+    ErrorVerdict {
+        kind: e.kind,
+        step: None,
+        message: e.message,
+        line: e.line,
+        stderr_tail: e.stderr_tail,
+    }
+}
+
+/// `result`'s verdict becomes the protocol error `e` the implementation
+/// made after its last answer; what it sent and received stays.
+fn broke_after(result: &mut CaseResult, e: ErrorVerdict) {
+    result.verdict = Verdict::Error(ErrorVerdict {
+        kind: ErrorKind::Protocol,
+        step: None,
+        message: format!(
+            "the implementation broke the protocol after this case's last answer: {}",
+            e.message
+        ),
+        ..e
+    });
+    crate::bounds::bound_result(&mut result.verdict, result.run.as_mut());
 }
 
 fn connect_with_retries(connect: &dyn Connect) -> Result<Box<dyn Transport + Send>, AdapterError> {

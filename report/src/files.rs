@@ -1,5 +1,6 @@
 //! Writing reports into directories that others can plant things in (a
-//! repository checked out in CI): never through a symbolic link, and a
+//! repository checked out in CI): never through a symbolic link planted
+//! there (the directory the user names may be one), and a
 //! report directory is always one run's, never a new `report.json` beside
 //! the last run's `summary.md`.
 
@@ -48,14 +49,25 @@ pub fn refuse_links(root: &Path, path: &Path) -> io::Result<()> {
 /// all are written are the previous run's files of these names removed
 /// and the new ones renamed into place. An interrupted write leaves the
 /// previous report whole, or files of the new one only.
+///
+/// `dir` is the directory the user named: if it is a link, the report
+/// goes where it leads (a link to nothing is an error). What is planted
+/// inside it is never followed.
 pub fn write_unit(dir: &Path, files: &[(&str, Vec<u8>)]) -> io::Result<()> {
-    if let Ok(m) = std::fs::symlink_metadata(dir) {
-        if m.file_type().is_symlink() {
-            return Err(io::Error::other(format!(
-                "{} is a symbolic link: rbv does not write through links",
-                dir.display()
-            )));
+    let resolved;
+    let dir = match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.file_type().is_symlink() => {
+            resolved = std::fs::canonicalize(dir).map_err(|e| {
+                io::Error::other(format!(
+                    "{} is a link to nothing usable: {e}",
+                    dir.display()
+                ))
+            })?;
+            resolved.as_path()
         }
+        _ => dir,
+    };
+    if let Ok(m) = std::fs::symlink_metadata(dir) {
         if !m.is_dir() {
             return Err(io::Error::other(format!(
                 "{} is in the way: not a directory",

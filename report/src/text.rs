@@ -2,6 +2,14 @@
 //! stderr; a contributed case file) made safe for the places people read:
 //! a terminal or CI log, XML, Markdown. Applied at the edges, where the
 //! text is written out; the model keeps what was received (capped).
+//!
+//! Two layers. Where a field is placed, its context decides (a line of its
+//! own, a table cell, a code span): [`terminal`], [`one_line`],
+//! [`unlinked`]. Then every output format's whole document goes through
+//! one character pass of its own ([`xml`] for junit.xml, report.html and
+//! the badge; [`markdown`], [`json`], [`console`]), so that a field a
+//! renderer forgot, or one added later, still cannot carry a character
+//! the format forbids or a control that acts.
 
 /// Whether `c` changes how a terminal or a viewer shows what follows it
 /// rather than showing itself: C0 and C1 controls, DEL, the bidirectional
@@ -110,6 +118,64 @@ pub fn xml(text: &str) -> String {
     out
 }
 
+/// The last pass over a whole summary.md: every hostile character but the
+/// newline, the tab and the zero-width space shown as an escape. The
+/// zero-width spaces are the ones [`unlinked`] put in to break links and
+/// mentions (it escaped any the text itself held).
+pub fn markdown(document: &str) -> String {
+    passed(document, |c| {
+        !matches!(c, '\n' | '\t' | '\u{200b}') && is_hostile(c)
+    })
+}
+
+/// The last pass over rbv's whole terminal output (uncolored): every
+/// hostile character but the newline and the tab shown as an escape.
+pub fn console(document: &str) -> String {
+    passed(document, |c| !matches!(c, '\n' | '\t') && is_hostile(c))
+}
+
+/// `document` with every character `bad` says is hostile shown by [`escaped`].
+fn passed(document: &str, bad: impl Fn(char) -> bool) -> String {
+    if !document.chars().any(&bad) {
+        return document.to_owned();
+    }
+    let mut out = String::with_capacity(document.len() + 64);
+    for c in document.chars() {
+        if bad(c) {
+            escaped(c, &mut out);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The last pass over a whole JSON document: every hostile character and
+/// every one XML forbids, written as a JSON `\uXXXX` escape. The data
+/// reads back the same; a terminal or viewer showing the file sees only
+/// escapes. (Only inside strings can such characters be; serde_json has
+/// already escaped C0 controls there, and the newline outside them is
+/// the pretty printer's.)
+pub fn json(document: &str) -> String {
+    let bad = |c: char| c != '\n' && (is_hostile(c) || !xml_allowed(c));
+    if !document.chars().any(bad) {
+        return document.to_owned();
+    }
+    use std::fmt::Write;
+    let mut out = String::with_capacity(document.len() + 64);
+    for c in document.chars() {
+        if bad(c) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// The marker [`cap`] leaves: `… [N bytes cut of M]`.
 pub fn cut_marker(cut: usize, total: usize) -> String {
     format!("… [{cut} bytes cut of {total}]")
@@ -164,6 +230,26 @@ mod tests {
         let shown = xml("n\u{fffe}a\u{ffff}m\u{1}e\u{202e}\n");
         assert!(shown.chars().all(xml_allowed));
         assert_eq!(shown, "n\u{fffd}a\u{fffd}m\u{fffd}e\\u{202e}\n");
+    }
+
+    #[test]
+    fn document_passes_leave_nothing_that_acts() {
+        let evil = "a\u{1b}[2J\u{9b}\u{202e}\u{200b}\u{fffe}\n\tb";
+        assert_eq!(
+            markdown(evil),
+            "a\\x1b[2J\\u{9b}\\u{202e}\u{200b}\u{fffe}\n\tb"
+        );
+        assert_eq!(
+            console(evil),
+            "a\\x1b[2J\\u{9b}\\u{202e}\\u{200b}\u{fffe}\n\tb"
+        );
+        let doc = format!("{{\n  \"k\": {}\n}}", serde_json::to_string(evil).unwrap());
+        let safe = json(&doc);
+        assert!(!safe
+            .chars()
+            .any(|c| c != '\n' && is_hostile(c) || !xml_allowed(c)));
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back["k"], evil);
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! (`started`).
 
 mod off_script;
+use off_script::{EARLY, LATE};
 mod started;
 
 use super::fork_server::ForkServer;
@@ -110,6 +111,8 @@ pub struct ProcessTransport {
     /// Set after any error: the stream may be out of step, so the child is
     /// not asked again.
     broken: Option<AdapterError>,
+    /// A line that answered no request in flight was read (`Transport::stray`).
+    stray: bool,
     /// How it was started, to start a fresh one (`before_handshake`).
     config: ProcessConfig,
 }
@@ -231,6 +234,7 @@ impl ProcessTransport {
             deadline: config.deadline,
             validate: config.validate.clone(),
             broken: None,
+            stray: false,
             config: config.clone(),
         })
     }
@@ -328,6 +332,7 @@ impl ProcessTransport {
         let value = self.parse_answer(&text)?;
         let id = value.get("id").and_then(Value::as_u64);
         let Some(index) = id.and_then(|id| pending.get(&id).copied()) else {
+            self.stray = true;
             let mut waiting: Vec<_> = pending.keys().copied().collect();
             waiting.sort_unstable();
             let waiting = Value::from(waiting);
@@ -339,6 +344,8 @@ impl ProcessTransport {
         };
         let answered = value.get("session").and_then(Value::as_str);
         if answered != Some(session) {
+            // A request in flight is its id in its session: this answers none.
+            self.stray = true;
             let message = format!(
                 "answer for session {}, asked in session {}",
                 answered.map_or_else(|| "(none)".to_owned(), |a| Value::from(a).to_string()),
@@ -506,6 +513,8 @@ impl Transport for ProcessTransport {
         // The timeout runs per answer: a pipelined batch of n requests may
         // take n timeouts only if every answer is slow.
         let mut deadline = self.answer_deadline();
+        // A line there before the requests are written answers none of them.
+        self.unsolicited(EARLY)?;
         self.write_some(&batch, &mut sent);
         while !pending.is_empty() {
             match self.splitter.next_line() {
@@ -577,7 +586,15 @@ impl Transport for ProcessTransport {
     }
 
     fn drain(&mut self) -> Result<(), AdapterError> {
-        self.unsolicited()
+        self.unsolicited(LATE)
+    }
+
+    fn stray(&self) -> bool {
+        self.stray
+    }
+
+    fn settle(&mut self) -> Result<(), AdapterError> {
+        self.settle_output()
     }
 }
 

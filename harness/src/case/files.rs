@@ -89,7 +89,17 @@ pub fn read_tree(root: &Path) -> (Vec<(String, String)>, Vec<LoadError>) {
                 continue;
             };
             if kind.is_symlink() {
-                if is_yaml(&path) || path.is_dir() {
+                // A loop resolves to nothing, so `is_dir` cannot see it;
+                // named all the same, as the link it is.
+                let looped = std::fs::metadata(&path).is_err_and(|e| {
+                    e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+                });
+                if looped {
+                    errors.push(error(
+                        &path,
+                        "a symbolic link loop: links in a cases tree are not followed",
+                    ));
+                } else if is_yaml(&path) || path.is_dir() {
                     errors.push(error(
                         &path,
                         "a symbolic link: links in a cases tree are not followed",

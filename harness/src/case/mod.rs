@@ -23,7 +23,7 @@ mod steps;
 
 pub use execute::{execute, CaseRun, Exchange};
 pub use lint::{lint, lint_scoped, LintIssue, LintReport, RequirementCoverage, Scope};
-pub use load::{add_files, load_dir, load_files, LoadError, CATALOGUE, FIXTURES};
+pub use load::{add_files, load_dir, load_files, load_readable, LoadError, CATALOGUE, FIXTURES};
 pub use model::{Action, Expect, Matcher, Source, Step, Token};
 pub use partial::matches as partial_match;
 pub use requirements::{Catalogue, Level, ProfileKey, Requirement};

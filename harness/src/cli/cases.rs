@@ -54,28 +54,44 @@ impl CasesArgs {
 
     /// [`CasesArgs::load`], and the paths `--add-cases` added.
     pub fn load_with_added(&self) -> anyhow::Result<(Suite, BTreeSet<String>)> {
-        let (loaded, added) = match (&self.cases, &self.add_cases) {
-            (Some(dir), None) => (case::load_dir(dir), BTreeSet::new()),
-            (None, None) => (case::load_files(&crate::embedded::files()), BTreeSet::new()),
+        match self.load_readable()? {
+            (suite, added, unread) if unread.is_empty() => Ok((suite, added)),
+            (_, _, unread) => Err(self.failed(unread)),
+        }
+    }
+
+    /// Loads what of the tree can be read, with the paths `--add-cases`
+    /// added and the entries that could not be read (see
+    /// `case::load_readable`), unprinted; an error in a file read is
+    /// printed and a harness error, as for [`Self::load`].
+    pub fn load_readable(
+        &self,
+    ) -> anyhow::Result<(Suite, BTreeSet<String>, Vec<case::LoadError>)> {
+        let loaded = match (&self.cases, &self.add_cases) {
+            (Some(dir), None) => {
+                case::load_readable(dir).map(|(suite, unread)| (suite, BTreeSet::new(), unread))
+            }
+            (None, None) => case::load_files(&crate::embedded::files())
+                .map(|suite| (suite, BTreeSet::new(), Vec::new())),
             (_, Some(_)) => {
-                let (files, mut errors) = self.files();
-                let loaded = match case::load_files(&files.files) {
-                    Ok(suite) if errors.is_empty() => Ok(suite),
-                    Ok(_) => Err(errors),
+                let (files, mut unread) = self.files();
+                match case::load_files(&files.files) {
+                    Ok(suite) => Ok((suite, files.added, unread)),
                     Err(mut more) => {
-                        errors.append(&mut more);
-                        Err(errors)
+                        unread.append(&mut more);
+                        Err(unread)
                     }
-                };
-                (loaded, files.added)
+                }
             }
         };
-        loaded.map(|suite| (suite, added)).map_err(|errors| {
-            for error in &errors {
-                eprintln!("{error}");
-            }
-            anyhow::anyhow!("{} load errors in {}", errors.len(), self.describe())
-        })
+        loaded.map_err(|errors| self.failed(errors))
+    }
+
+    fn failed(&self, errors: Vec<case::LoadError>) -> anyhow::Error {
+        for error in &errors {
+            eprintln!("{error}");
+        }
+        anyhow::anyhow!("{} load errors in {}", errors.len(), self.describe())
     }
 
     /// The suite's fingerprint: sha256 over the contents of its files, the

@@ -21,40 +21,84 @@ pub struct Style {
 }
 
 impl Style {
-    fn paint(self, code: &str, text: &str) -> String {
-        if self.color {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_owned()
-        }
+    fn paint(code: &str, text: &str) -> String {
+        format!("\x1b[{code}m{text}\x1b[0m")
     }
 
-    /// Colors the lines of a unified diff.
-    fn diff_line(self, line: &str) -> String {
-        match line.as_bytes().first() {
-            Some(b'-') if !line.starts_with("---") => self.paint("31", line),
-            Some(b'+') if !line.starts_with("+++") => self.paint("32", line),
-            Some(b'@') => self.paint("36", line),
-            _ => line.to_owned(),
+    /// `text` (neutralised) with rbv's labels and diff lines colored. The
+    /// colors are put in after the pass, by the start of each line: no
+    /// line starts with an implementation's text, so only rbv's own words
+    /// are painted, and the only escapes on the terminal are rbv's.
+    fn colored(self, text: String) -> String {
+        if !self.color {
+            return text;
         }
+        let mut out = String::with_capacity(text.len() + 256);
+        for line in text.split_inclusive('\n') {
+            let (body, end) = line.strip_suffix('\n').map_or((line, ""), |b| (b, "\n"));
+            let label = |words: usize| {
+                let at = body
+                    .match_indices(' ')
+                    .nth(words - 1)
+                    .map_or(body.len(), |(i, _)| i);
+                body.split_at(at)
+            };
+            let painted = if let Some(diff) = body.strip_prefix("    ") {
+                match diff.as_bytes().first() {
+                    Some(b'-') if !diff.starts_with("---") => {
+                        format!("    {}", Self::paint("31", diff))
+                    }
+                    Some(b'+') if !diff.starts_with("+++") => {
+                        format!("    {}", Self::paint("32", diff))
+                    }
+                    Some(b'@') => format!("    {}", Self::paint("36", diff)),
+                    _ => body.to_owned(),
+                }
+            } else {
+                let (code, words) = if body.starts_with("FAIL ") {
+                    ("1;31", 2)
+                } else if body.starts_with("ERROR ") {
+                    ("1;35", 2)
+                } else if body.starts_with("warning: ") || body.starts_with("skipped ") {
+                    ("33", 1)
+                } else {
+                    ("", 0)
+                };
+                if words == 0 {
+                    body.to_owned()
+                } else {
+                    let (head, rest) = label(words);
+                    format!("{}{rest}", Self::paint(code, head))
+                }
+            };
+            out.push_str(&painted);
+            out.push_str(end);
+        }
+        out
     }
 }
 
-/// The full text of a run's report on the terminal; its last line is the summary.
+/// The full text of a run's report on the terminal; its last line is the
+/// summary. Built plain, through `text::console` as a whole (whatever a
+/// field's own escaping missed), then colored.
 pub fn render(outcome: &RunOutcome, style: Style) -> String {
+    style.colored(rbv_report::text::console(&plain(outcome)))
+}
+
+fn plain(outcome: &RunOutcome) -> String {
     let mut out = String::new();
     for warning in handshake_warnings(outcome) {
-        let _ = writeln!(out, "{} {warning}", style.paint("33", "warning:"));
+        let _ = writeln!(out, "warning: {warning}");
     }
     let unreached = unreached_groups(outcome);
     for (error, count) in &unreached {
-        let label = style.paint("1;35", &format!("ERROR {}", error_kind(error)));
+        let label = format!("ERROR {}", error_kind(error));
         let scope = if *count == outcome.results.len() {
             format!("nothing ran ({count} cases)")
         } else {
             format!("{count} cases did not run")
         };
-        let _ = writeln!(out, "{label} {scope}: {}", error.message);
+        let _ = writeln!(out, "{label} {scope}: {}", one_line(&error.message));
         if let Some(line) = &error.line {
             let _ = writeln!(out, "    line: {}", one_line(line));
         }
@@ -67,7 +111,7 @@ pub fn render(outcome: &RunOutcome, style: Style) -> String {
         match &result.verdict {
             Verdict::Pass | Verdict::Skip { .. } => {}
             Verdict::Fail(f) => {
-                let label = style.paint("1;31", &format!("FAIL {}", result.verdict.label()));
+                let label = format!("FAIL {}", result.verdict.label());
                 let _ = writeln!(
                     out,
                     "{label} {}: {}",
@@ -79,7 +123,7 @@ pub fn render(outcome: &RunOutcome, style: Style) -> String {
                     let _ = writeln!(out, "    observed: {}", one_line(&f.observed));
                 } else {
                     for line in f.diff.lines() {
-                        let _ = writeln!(out, "    {}", style.diff_line(&terminal(line)));
+                        let _ = writeln!(out, "    {}", terminal(line));
                     }
                 }
                 for line in request_lines(result.run.as_ref(), f.step) {
@@ -90,7 +134,7 @@ pub fn render(outcome: &RunOutcome, style: Style) -> String {
                 }
             }
             Verdict::Error(e) => {
-                let label = style.paint("1;35", &format!("ERROR {}", error_kind(e)));
+                let label = format!("ERROR {}", error_kind(e));
                 // Messages of the case engine already name their step.
                 let step = match e.step {
                     Some(s) if !e.message.starts_with("step ") => format!(" (step {s})"),
@@ -116,12 +160,7 @@ pub fn render(outcome: &RunOutcome, style: Style) -> String {
     }
     let summary = Summary::of(&outcome.results);
     for (reason, count) in &summary.skip_reasons {
-        let _ = writeln!(
-            out,
-            "{} {count}: {}",
-            style.paint("33", "skipped"),
-            one_line(reason)
-        );
+        let _ = writeln!(out, "skipped {count}: {}", one_line(reason));
     }
     let _ = writeln!(out, "{}", summary.breakdown_line());
     let _ = writeln!(out, "{}", summary.final_line());

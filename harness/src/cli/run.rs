@@ -60,7 +60,9 @@ pub struct RunArgs {
     /// check of the suite itself; not with --impl).
     #[arg(long, hide = true, conflicts_with_all = ["implementation", "spawn_per_case", "validate_protocol"])]
     pub in_process: bool,
-    /// Write the report (JSON, JUnit, Markdown, HTML, badge) into DIR.
+    /// Write the report (JSON, JUnit, Markdown, HTML, badge) into DIR. DIR
+    /// may be a symbolic link (the report goes where it leads); a link
+    /// planted inside DIR is replaced, never written through.
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
     /// Known failures (YAML, one reason each): listed failures do not fail
@@ -184,13 +186,18 @@ fn protocol_validator() -> crate::adapter::Validate {
 
 pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
     args.deadline_at = Some(Instant::now() + args.deadline);
-    let suite = match args.cases.load() {
-        Ok(suite) => suite,
+    let (suite, _, unread) = match args.cases.load_readable() {
+        Ok(loaded) => loaded,
         Err(error) => {
             eprintln!("rbv: {error}");
             return Ok(ExitCode::from(EXIT_HARNESS));
         }
     };
+    // An entry of the tree rbv would not read (a link, a loop) is an error
+    // naming it; the rest runs and is reported, and the run exits 2.
+    for error in &unread {
+        eprintln!("{error}");
+    }
     if args.all_mutants {
         let options = RunOptions {
             filters: args.filter.clone(),
@@ -294,7 +301,21 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
         );
         insert_before_summary(&mut text, &note);
     }
+    if !unread.is_empty() {
+        let note = format!(
+            "not read: {} entries of the cases tree (named on stderr): this run is incomplete",
+            unread.len()
+        );
+        insert_before_summary(&mut text, &note);
+    }
     super::output::emit(&text);
+    if !unread.is_empty() {
+        eprintln!(
+            "rbv: {} entries of the cases tree were not read (above): the cases read ran, but an incomplete tree is no pass",
+            unread.len()
+        );
+        return Ok(ExitCode::from(EXIT_HARNESS));
+    }
     if summary.passed + summary.failed() == 0 {
         // Zero failures out of zero cases is not a pass.
         eprintln!(

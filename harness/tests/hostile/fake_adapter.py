@@ -49,6 +49,19 @@ with `auto` for reversible-local-trusted, else `escalate`; then it misbehaves as
                       every answer
   big-message BYTES   answers every request `unsupported` with a message of
                       BYTES bytes
+  flood-after         answers its first request correctly, then writes
+                      answers nobody asked for (ids of no request) without end
+  duplicate-late      answers every request, then the same answer again
+                      50 ms later
+  early               answers every request, then at once the answer to the
+                      request with the next id, which does not exist yet
+  scripted FILE       FILE is JSON: its "handshake" keys replace those of the
+                      handshake answer, its "stderr" goes to stderr at the
+                      start, and the Nth request after any handshake (N
+                      counted across restarts in FILE.count) gets its
+                      answers[N % len]: a body, given the request's id and
+                      session unless it has its own, or a string: a raw
+                      line, with {ID} and {SESSION} replaced
 """
 import json
 import select
@@ -201,7 +214,36 @@ def tty(path):
         f.write(result)
 
 
+def scripted():
+    import os
+    with open(sys.argv[2]) as f:
+        script = json.load(f)
+    sys.stderr.write(script.get("stderr", ""))
+    sys.stderr.flush()
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req.get("type") == "handshake":
+            out = answer(req)
+            out.update(script.get("handshake", {}))
+            send(out)
+            continue
+        with open(sys.argv[2] + ".count", "a+") as f:
+            served = f.tell()
+            f.write(".")
+        chosen = script["answers"][served % len(script["answers"])]
+        if isinstance(chosen, str):
+            sys.stdout.write(chosen.replace("{ID}", str(req["id"]))
+                             .replace("{SESSION}", json.dumps(req["session"])[1:-1]) + "\n")
+            sys.stdout.flush()
+            continue
+        out = {"id": req["id"], "session": req["session"]}
+        out.update(chosen)
+        send(out)
+
+
 def main():
+    if MODE == "scripted":
+        return scripted()
     if MODE == "reverse":
         return reverse_loop()
     if MODE == "tty":
@@ -265,6 +307,25 @@ def main():
             line = json.dumps(answer(req)) + "\n"
             sys.stdout.write(line + line)
             sys.stdout.flush()
+            continue
+        elif MODE == "flood-after":
+            send(answer(req))
+            foreign = answer(req)
+            n = 0
+            while True:
+                n += 1
+                foreign["id"] = 1000000 + n
+                send(foreign)
+        elif MODE == "duplicate-late":
+            send(answer(req))
+            time.sleep(0.05)
+            send(answer(req))
+            continue
+        elif MODE == "early":
+            send(answer(req))
+            ahead = answer(req)
+            ahead["id"] = req["id"] + 1
+            send(ahead)
             continue
         elif MODE == "big-extra":
             out = answer(req)

@@ -153,3 +153,29 @@ fn a_table_that_expands_to_gigabytes_is_an_error_at_its_place() {
     );
     assert!(shown.iter().all(|s| s.len() < 4096), "errors stay short");
 }
+
+#[test]
+fn a_link_loop_is_an_error_naming_it_and_the_rest_of_the_tree_runs_and_is_reported() {
+    let corpus = corpus();
+    symlink("b", corpus.path().join("hostile/a")).unwrap();
+    symlink("a", corpus.path().join("hostile/b")).unwrap();
+    symlink(".", corpus.path().join("hostile/self-1")).unwrap();
+    let report = tempfile::tempdir().expect("temp dir");
+    let out_dir = report.path().join("out");
+    let args = ["run", "--report", out_dir.to_str().unwrap()];
+    let (code, stdout, stderr) = rbv_on(corpus.path(), &args, Duration::from_secs(60));
+    // An incomplete tree is no pass, however its cases went.
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    for name in ["hostile/a:", "hostile/b:", "hostile/self-1:"] {
+        assert!(stderr.contains(name), "{name} named: {stderr}");
+    }
+    assert!(stderr.contains("loop"), "{stderr}");
+    assert!(
+        stdout.ends_with("rbv: 4 passed, 0 failed, 0 skipped\n"),
+        "the rest ran, and the run ended as usual: {stdout}"
+    );
+    assert!(stdout.contains("not read"), "{stdout}");
+    let json = std::fs::read_to_string(out_dir.join("report.json")).expect("a report");
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["cases"].as_array().map(Vec::len), Some(4));
+}

@@ -211,3 +211,31 @@ fn check_no_panic(nproc: u32, out: &std::process::Output) {
         "{nproc}: every case is an error verdict: {stdout}"
     );
 }
+
+/// An implementation that broke the protocol during or after a case (an
+/// endless flood of foreign answers after a valid one, each answer again
+/// late, answers before their requests) leaves no case of it passing: the
+/// last case's verdict waits for the end of the child's output, every
+/// other's for the next case on its connection.
+#[test]
+fn no_case_passes_during_or_before_a_protocol_violation() {
+    for mode in ["flood-after", "duplicate-late", "early"] {
+        for round in 0..3 {
+            let outcome = run_bounded(
+                Target::Process(fake(mode, Duration::from_secs(5))),
+                Duration::from_secs(30),
+            );
+            let passed: Vec<&str> = outcome
+                .results
+                .iter()
+                .filter(|r| matches!(r.verdict, Verdict::Pass))
+                .map(|r| r.id.as_str())
+                .collect();
+            assert!(
+                passed.is_empty(),
+                "{mode} (round {round}): passed {passed:?}"
+            );
+            assert_all(&outcome, ErrorKind::Protocol);
+        }
+    }
+}

@@ -241,3 +241,36 @@ fn a_sigterm_while_the_report_is_written_leaves_one_run_s_report_whole() {
     }
     eprintln!("(kill while writing, report found): {seen:?}");
 }
+
+#[test]
+fn a_report_directory_the_user_names_through_a_link_is_followed_but_links_inside_it_are_not() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let real = tmp.path().join("real-reports");
+    std::fs::create_dir(&real).unwrap();
+    let victim = tmp.path().join("victim.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    std::os::unix::fs::symlink("../victim.txt", real.join("summary.md")).unwrap();
+    let named = tmp.path().join("report");
+    std::os::unix::fs::symlink("real-reports", &named).unwrap();
+    let out = run_with_report("well-behaved", &named);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // Written where the link leads; the link itself is left as it was.
+    assert!(std::fs::symlink_metadata(&named)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    for name in ["report.json", "junit.xml", "summary.md", "badge.svg"] {
+        let m = std::fs::symlink_metadata(real.join(name)).unwrap();
+        assert!(
+            m.is_file(),
+            "{name} is a file of its own in the linked directory"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    // A link to nothing is still no directory to write into.
+    let dangling = tmp.path().join("dangling");
+    std::os::unix::fs::symlink("nowhere", &dangling).unwrap();
+    let out = run_with_report("well-behaved", &dangling);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(!tmp.path().join("nowhere").exists());
+}

@@ -50,7 +50,7 @@ fn text_width(text: &str) -> f64 {
     text.chars().map(char_width).sum()
 }
 
-/// The SVG document.
+/// The SVG document, through `text::xml` as a whole.
 pub fn render(report: &Report) -> String {
     let label = "rbv";
     let msg = message(report);
@@ -67,7 +67,7 @@ pub fn render(report: &Report) -> String {
     } else {
         color(report.summary.level)
     };
-    format!(
+    let document = format!(
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="20" role="img" aria-label="{title}">
 <title>{title}</title>
 <linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient>
@@ -81,5 +81,6 @@ pub fn render(report: &Report) -> String {
 "##,
         lx = lw / 2.0,
         mx = lw + mw / 2.0,
-    )
+    );
+    crate::text::xml(&document)
 }

@@ -3,11 +3,12 @@
 use crate::model::Report;
 use std::io;
 
-/// The report as pretty JSON with a final newline.
+/// The report as pretty JSON with a final newline, through `text::json`:
+/// what reads back is what was received, what a viewer shows is inert.
 pub fn render(report: &Report) -> io::Result<String> {
     let mut text = serde_json::to_string_pretty(report)?;
     text.push('\n');
-    Ok(text)
+    Ok(crate::text::json(&text))
 }
 
 /// A JSON Schema (draft 2020-12) of `report.json`.

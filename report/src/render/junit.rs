@@ -11,16 +11,19 @@ use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite}
 use std::io;
 use std::time::Duration;
 
-/// The JUnit XML document.
+/// The JUnit XML document, every character of it through `text::xml` at
+/// the end: names, messages, attributes and properties alike (an
+/// implementation's name or profile may hold U+FFFE or an escape
+/// character, which no XML allows), none escaped field by field.
 pub fn render(report: &Report) -> io::Result<String> {
-    let mut junit = quick_junit::Report::new(x(&format!("rbv: {}", report.implementation_label())));
+    let mut junit = quick_junit::Report::new(format!("rbv: {}", report.implementation_label()));
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(&report.started) {
         junit.set_timestamp(t);
     }
     junit.set_time(duration(report.duration_ms));
     let properties = run_properties(report);
     for (area, cases) in report.areas() {
-        let mut suite = TestSuite::new(x(area));
+        let mut suite = TestSuite::new(area);
         suite.add_properties(properties.iter().cloned());
         if let Ok(t) = chrono::DateTime::parse_from_rfc3339(&report.started) {
             suite.set_timestamp(t);
@@ -29,7 +32,8 @@ pub fn render(report: &Report) -> io::Result<String> {
         suite.add_test_cases(cases.iter().map(|c| test_case(c)));
         junit.add_test_suite(suite);
     }
-    junit.to_string().map_err(io::Error::other)
+    let document = junit.to_string().map_err(io::Error::other)?;
+    Ok(crate::text::xml(&document))
 }
 
 /// The certificate and the run's conditions, as properties of every
@@ -60,12 +64,6 @@ pub fn run_properties(report: &Report) -> Vec<Property> {
     out
 }
 
-/// Text as XML can hold it (see `text::xml`): an implementation's name or
-/// message may hold U+FFFE or an escape character, which no XML allows.
-fn x(text: &str) -> String {
-    crate::text::xml(text)
-}
-
 fn duration(ms: f64) -> Duration {
     Duration::from_secs_f64((ms / 1000.0).max(0.0))
 }
@@ -75,28 +73,28 @@ fn test_case(case: &CaseResult) -> TestCase {
         (_, Some(mark)) if case.is_known_failure() => {
             let mut s = TestCaseStatus::skipped();
             s.set_type("known-failure");
-            s.set_message(x(&format!(
+            s.set_message(format!(
                 "known failure ({}): {}",
                 case.verdict.label(),
                 mark.reason
-            )));
-            s.set_description(x(&details(case)));
+            ));
+            s.set_description(details(case));
             s
         }
         (_, Some(mark)) if case.is_stale() => {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
             s.set_type("stale-baseline");
-            s.set_message(x(&format!(
+            s.set_message(format!(
                 "the baseline lists this case ({}) but it passes: remove the entry",
                 mark.reason
-            )));
+            ));
             s
         }
         (Verdict::Pass, _) => TestCaseStatus::success(),
         (Verdict::Skip { reason, cause }, _) => {
             let mut s = TestCaseStatus::skipped();
             s.set_type(cause.as_str());
-            s.set_message(x(reason));
+            s.set_message(reason.as_str());
             s
         }
         (Verdict::Fail { .. }, _) | (Verdict::Error { .. }, _) => {
@@ -107,26 +105,23 @@ fn test_case(case: &CaseResult) -> TestCase {
             };
             let mut s = TestCaseStatus::non_success(kind);
             s.set_type(case.verdict.label());
-            s.set_message(x(&case.headline()));
-            s.set_description(x(&details(case)));
+            s.set_message(case.headline());
+            s.set_description(details(case));
             s
         }
     };
-    let mut tc = TestCase::new(x(&case.id), status);
-    tc.set_classname(x(&case.area));
+    let mut tc = TestCase::new(case.id.as_str(), status);
+    tc.set_classname(case.area.as_str());
     tc.set_time(duration(case.duration_ms));
     for r in &case.requirements {
         let level = r.level.map(|l| l.as_str()).unwrap_or("unknown");
-        tc.add_property(Property::new(
-            "requirement",
-            x(&format!("{} ({level})", r.id)),
-        ));
+        tc.add_property(Property::new("requirement", format!("{} ({level})", r.id)));
     }
     if let Some(title) = &case.title {
-        tc.add_property(Property::new("title", x(title)));
+        tc.add_property(Property::new("title", title.as_str()));
     }
     if let Some(stderr) = &case.stderr_tail {
-        tc.set_system_err(x(stderr));
+        tc.set_system_err(stderr.as_str());
     }
     tc
 }

@@ -8,7 +8,7 @@ use std::fmt::Write;
 /// How many failures the summary shows in full.
 pub const MAX_FAILURES: usize = 20;
 
-/// The Markdown summary.
+/// The Markdown summary, through `text::markdown` as a whole.
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
     let s = &report.summary;
@@ -108,7 +108,7 @@ pub fn render(report: &Report) -> String {
             failures.len() - MAX_FAILURES
         );
     }
-    out
+    crate::text::markdown(&out)
 }
 
 /// What the run certifies, the certified levels first (a partial run:

@@ -9,9 +9,11 @@ use super::{escape, facts};
 use crate::model::{CaseResult, Report, RequirementLevel, Verdict};
 use std::fmt::Write;
 
-/// Wraps a body into a page that loads nothing from anywhere.
+/// Wraps a body into a page that loads nothing from anywhere; the whole
+/// page goes through `text::xml`, so that no field of it can carry a
+/// character HTML shows as nothing or that reorders what follows.
 pub fn page(title: &str, body: &str) -> String {
-    format!(
+    let document = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
          style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n\
@@ -21,7 +23,8 @@ pub fn page(title: &str, body: &str) -> String {
         escape(title),
         assets::CSS,
         assets::JS
-    )
+    );
+    crate::text::xml(&document)
 }
 
 /// The report page.
