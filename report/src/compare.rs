@@ -153,13 +153,16 @@ impl Matrix {
                 .collect();
             rows.push((format!("capability {name}"), vals));
         }
-        rows.push((
-            "fuzz campaign".to_owned(),
-            self.columns
-                .iter()
-                .map(|c| c.campaign.clone().unwrap_or_else(|| "none".to_owned()))
-                .collect(),
-        ));
+        // Only when a report has a campaign: reports before `--fuzz` had none.
+        if self.columns.iter().any(|c| c.campaign.is_some()) {
+            rows.push((
+                "fuzz campaign".to_owned(),
+                self.columns
+                    .iter()
+                    .map(|c| c.campaign.clone().unwrap_or_else(|| "none".to_owned()))
+                    .collect(),
+            ));
+        }
         rows
     }
 

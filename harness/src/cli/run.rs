@@ -89,6 +89,13 @@ pub struct RunArgs {
     /// and exec budget give the same campaign on any machine.
     #[arg(long, value_name = "N", requires = "fuzz", value_parser = clap::value_parser!(u64).range(1..))]
     pub fuzz_execs: Option<u64>,
+    /// Second judges of the campaign's findings (with --fuzz), as `rbv fuzz`
+    /// has them: `postgres` (sql_bypass, a throwaway PostgreSQL),
+    /// `url-parsers` (url_loopback, the parsers of `rbv oracle url`), `bash`
+    /// (shell_bypass, bash in a sandbox). The report names the ones asked
+    /// for and keeps each one's word on each finding it judged.
+    #[arg(long, value_name = "ORACLE", value_delimiter = ',', requires = "fuzz", value_parser = ["postgres", "url-parsers", "bash"])]
+    pub fuzz_oracles: Vec<String>,
 }
 
 /// A campaign budget: a duration above zero.
@@ -233,7 +240,59 @@ impl RunArgs {
         };
         let mut subject = self.fuzz_subject()?;
         let ran = campaign::run(&plan, subject.as_mut(), &mut |_, _| {});
-        let report = ran.to_report(catalogue, &crate::fuzz::promote::today());
+        let wanted = |id: &str| self.fuzz_oracles.iter().any(|o| o == id);
+        let found = |target: &str| {
+            ran.targets
+                .iter()
+                .any(|t| t.target.name == target && !t.outcome.found.is_empty())
+        };
+        use super::fuzz_oracles::{Oracles, Wanted};
+        use crate::fuzz::targets::{SHELL_BYPASS, SQL_BYPASS, URL_LOOPBACK};
+        // One judge per target whose findings it can judge; each started
+        // only when there is a finding to judge.
+        let mut judges: Vec<(&str, Oracles)> = Vec::new();
+        for (target, wants) in [
+            (
+                SQL_BYPASS.name,
+                Wanted {
+                    postgres: wanted("postgres"),
+                    ..Wanted::default()
+                },
+            ),
+            (
+                URL_LOOPBACK.name,
+                Wanted {
+                    parsers: wanted("url-parsers"),
+                    ..Wanted::default()
+                },
+            ),
+            (
+                SHELL_BYPASS.name,
+                Wanted {
+                    bash: wanted("bash"),
+                    ..Wanted::default()
+                },
+            ),
+        ] {
+            if wants != Wanted::default() {
+                judges.push((target, Oracles::start_these(wants, found(target))?));
+            }
+        }
+        let mut ids = self.fuzz_oracles.clone();
+        ids.sort();
+        ids.dedup();
+        let report = ran.to_report_judged(
+            catalogue,
+            &crate::fuzz::promote::today(),
+            ids,
+            &mut |target, found| {
+                judges
+                    .iter_mut()
+                    .filter(|(name, _)| *name == target.name)
+                    .flat_map(|(_, o)| o.judge(&found.finding, subject.as_mut()))
+                    .collect()
+            },
+        );
         Ok((report.clone(), campaign_lines(&report)))
     }
 }
@@ -265,6 +324,9 @@ fn campaign_lines(c: &rbv_report::model::Campaign) -> Vec<String> {
         // rbv's own prefix.
         for line in text::terminal_lines(message) {
             lines.push(format!("FUZZ {} {line}", f.result.id));
+        }
+        for word in &f.oracle_words {
+            lines.push(format!("  # {}", text::terminal(word)));
         }
         if i < SHOWN_REPRODUCTIONS {
             for line in text::terminal_lines(&f.reproduction) {

@@ -146,6 +146,18 @@ impl Run {
     /// The campaign as the report records it; `date` goes into each
     /// reproduction's `source`.
     pub fn to_report(&self, catalogue: &Catalogue, date: &str) -> m::Campaign {
+        self.to_report_judged(catalogue, date, Vec::new(), &mut |_, _| Vec::new())
+    }
+
+    /// [`Run::to_report`] with the words of second judges: `oracles` names
+    /// them, `judge` says what they make of a target's finding.
+    pub fn to_report_judged(
+        &self,
+        catalogue: &Catalogue,
+        date: &str,
+        oracles: Vec<String>,
+        judge: &mut dyn FnMut(&Target, &super::driver::Found) -> Vec<String>,
+    ) -> m::Campaign {
         let mut reached_any = BTreeSet::new();
         let mut targets = Vec::new();
         let mut findings = Vec::new();
@@ -165,7 +177,12 @@ impl Run {
                     .map(|why| rbv_report::text::one_line(why, 400)),
             });
             for found in &outcome.found {
-                findings.push(finding(run.target, found, catalogue, date));
+                let mut f = finding(run.target, found, catalogue, date);
+                f.oracle_words = judge(run.target, found)
+                    .iter()
+                    .map(|w| rbv_report::text::one_line(w, 400))
+                    .collect();
+                findings.push(f);
                 if let Some(c) = catalogue
                     .requirement(found.finding.requirement)
                     .and_then(|r| r.capability)
@@ -179,7 +196,7 @@ impl Run {
             seed: self.plan.seed,
             budget_ms: u64::try_from(self.plan.budget.as_millis()).unwrap_or(u64::MAX),
             max_execs: self.plan.max_execs,
-            oracles: Vec::new(),
+            oracles,
             targets,
             not_fuzzed: names(
                 self.claimed
