@@ -235,6 +235,22 @@ fn the_reference_keeps_precise_under_the_campaign() {
         "{clause}"
     );
     assert!(out.contains(clause), "{out}");
+    // The capabilities about answers have no generator yet: the
+    // certificate says so instead of passing them silently.
+    assert!(
+        c.not_fuzzed.iter().any(|n| n == "audit"),
+        "{:?}",
+        c.not_fuzzed
+    );
+    assert!(
+        !c.not_fuzzed.iter().any(|n| n == "shell"),
+        "{:?}",
+        c.not_fuzzed
+    );
+    assert!(
+        clause.contains("not fuzzed: no target reaches audit"),
+        "{clause}"
+    );
 }
 
 #[test]

@@ -15,6 +15,7 @@
 use super::driver::{drive_with, Options, Outcome, Tick};
 use super::finding::artifact_hash;
 use super::reach::{self, Production};
+
 use super::subject::Subject;
 use super::targets::{self, Target, TARGETS};
 use crate::case::requirements::Catalogue;
@@ -107,27 +108,6 @@ pub fn run(plan: &Plan, subject: &mut dyn Subject, tick: &mut dyn FnMut(&str, Ti
     }
 }
 
-/// The capabilities of the requirements that `fired` productions exercise
-/// (by the generators' tags, see `reach`).
-pub fn reached(fired: &BTreeMap<Production, u64>, catalogue: &Catalogue) -> BTreeSet<Capability> {
-    let declared = super::reach_map::declared();
-    let mut out = BTreeSet::new();
-    for (generator, production) in fired.keys() {
-        let ids = declared
-            .iter()
-            .filter(|(g, _)| g == generator)
-            .flat_map(|(_, tags)| tags.iter())
-            .filter(|(p, _)| p == production)
-            .flat_map(|(_, ids)| ids.iter());
-        for id in ids {
-            if let Some(c) = catalogue.requirement(id).and_then(|r| r.capability) {
-                out.insert(c);
-            }
-        }
-    }
-    out
-}
-
 fn names(caps: impl IntoIterator<Item = Capability>) -> Vec<String> {
     let mut v: Vec<String> = caps.into_iter().map(|c| c.as_str().to_owned()).collect();
     v.sort();
@@ -163,7 +143,7 @@ impl Run {
         let mut findings = Vec::new();
         for run in &self.targets {
             let outcome = &run.outcome;
-            reached_any.extend(reached(&run.fired, catalogue));
+            reached_any.extend(super::reach_map::reached(&run.fired, catalogue));
             targets.push(m::CampaignTarget {
                 name: run.target.name.to_owned(),
                 needs: names(run.target.needs.iter().copied()),
