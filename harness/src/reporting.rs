@@ -67,6 +67,8 @@ pub struct RunRecord<'a> {
     /// How the run was made; see [`conditions`]. Without them the report
     /// cannot tell a filtered run from a whole one.
     pub conditions: Option<m::Conditions>,
+    /// The fuzz campaign run after the cases (`rbv run --fuzz`).
+    pub campaign: Option<m::Campaign>,
 }
 
 impl<'a> RunRecord<'a> {
@@ -95,6 +97,7 @@ impl<'a> RunRecord<'a> {
             cases_sha256: String::new(),
             baseline: None,
             conditions: None,
+            campaign: None,
         }
     }
 }
@@ -120,7 +123,7 @@ pub fn suite_digest(cases_dir: Option<&Path>) -> anyhow::Result<String> {
     Ok(rbv_report::cases_sha256(contents))
 }
 
-fn level(l: crate::case::Level) -> m::RequirementLevel {
+pub(crate) fn level(l: crate::case::Level) -> m::RequirementLevel {
     use crate::case::Level;
     match l {
         Level::Must => m::RequirementLevel::Must,
@@ -301,6 +304,9 @@ pub fn build_report(run: &RunRecord) -> Report {
     );
     if let Some(c) = &run.conditions {
         report = report.with_conditions(c.clone());
+    }
+    if let Some(c) = &run.campaign {
+        report = report.with_campaign(c.clone());
     }
     if let Some(b) = &run.baseline {
         rbv_report::apply_baseline(&mut report, b);

@@ -83,6 +83,9 @@ fn the_reusable_workflow_takes_the_documented_inputs_and_does_each_job() {
         "rbv-version",
         "rbv-ref",
         "known-failures",
+        "fuzz",
+        "fuzz-seed",
+        "fuzz-execs",
     ] {
         assert!(inputs.contains_key(name), "input {name}");
         let readme = std::fs::read_to_string(format!("{DIR}/README.md")).unwrap();
@@ -111,6 +114,7 @@ fn the_reusable_workflow_takes_the_documented_inputs_and_does_each_job() {
         "cargo install",
         "rbv diff",
         "--validate-protocol",
+        "--fuzz \"$FUZZ\"",
         "exit \"$failed\"",
     ] {
         assert!(runs.contains(needle), "a step runs {needle}");

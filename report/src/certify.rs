@@ -21,8 +21,8 @@
 //! earns none.
 
 use crate::model::{
-    CapabilityLevel, CapabilityStatus, CaseResult, Certification, Conditions, Counts, Level,
-    LevelBlockers, PartialRun, BASE,
+    CapabilityLevel, CapabilityStatus, CaseResult, Certification, Conditions, Counts, FuzzFinding,
+    Level, LevelBlockers, PartialRun, BASE,
 };
 use crate::render::markdown::plural;
 use std::collections::{BTreeMap, BTreeSet};
@@ -37,13 +37,16 @@ pub struct Outcome {
     pub next_level_blockers: Vec<String>,
 }
 
-/// Whether `case` must pass for `level` (the levels below included).
+/// Whether `case` must pass for `level` (the levels below included). A
+/// fuzz finding binds like a MUST case whatever its requirement's level:
+/// it is a bug the cases missed, not a point the proposal leaves open.
 fn required_for(level: Level, case: &CaseResult) -> bool {
+    let must = case.is_must() || FuzzFinding::is_finding(case);
     match level {
         Level::None => false,
-        Level::Safe => case.is_must() && case.guards.unsafe_side,
-        Level::Core => case.is_must(),
-        Level::Precise => case.is_must() || case.guards.precision,
+        Level::Safe => must && case.guards.unsafe_side,
+        Level::Core => must,
+        Level::Precise => must || case.guards.precision,
     }
 }
 
@@ -133,6 +136,7 @@ pub fn certify(
         partial,
         capabilities,
         unknown_claims: shown_claims(&unknown),
+        campaign: None,
     };
     certification.statement = statement(&certification, cases);
     Outcome {
@@ -332,11 +336,10 @@ pub const MAX_UNKNOWN_CLAIMS: usize = 20;
 /// A run that did not run the whole suite: filtered, or short of cases.
 pub fn partial_run(cases: &[CaseResult], conditions: Option<&Conditions>) -> Option<PartialRun> {
     let c = conditions?;
-    let total = c.suite_cases.max(cases.len());
-    (!c.filters.is_empty() || cases.len() < total).then_some(PartialRun {
-        ran: cases.len(),
-        total,
-    })
+    // A campaign's findings are judged beside the cases but are none.
+    let ran = cases.iter().filter(|c| !FuzzFinding::is_finding(c)).count();
+    let total = c.suite_cases.max(ran);
+    (!c.filters.is_empty() || ran < total).then_some(PartialRun { ran, total })
 }
 
 #[cfg(test)]

@@ -25,6 +25,8 @@ pub struct Column {
     pub partial: Option<String>,
     /// Each capability of its certificate with its level or status.
     pub capabilities: Vec<(String, String)>,
+    /// Its fuzz campaign, `fuzzed 3 min (1.1M execs, seed 7), 0 findings`.
+    pub campaign: Option<String>,
 }
 
 /// One case across implementations.
@@ -82,6 +84,7 @@ impl Matrix {
                         .iter()
                         .map(|c| (c.capability.clone(), c.display()))
                         .collect(),
+                    campaign: r.campaign.as_ref().map(|c| c.clause()),
                 }
             })
             .collect();
@@ -149,6 +152,16 @@ impl Matrix {
                 })
                 .collect();
             rows.push((format!("capability {name}"), vals));
+        }
+        // Only when a report has a campaign: reports before `--fuzz` had none.
+        if self.columns.iter().any(|c| c.campaign.is_some()) {
+            rows.push((
+                "fuzz campaign".to_owned(),
+                self.columns
+                    .iter()
+                    .map(|c| c.campaign.clone().unwrap_or_else(|| "none".to_owned()))
+                    .collect(),
+            ));
         }
         rows
     }

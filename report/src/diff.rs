@@ -44,6 +44,12 @@ pub struct ReportDiff {
     pub capability_levels: Vec<(String, String, String)>,
     /// `partial run: N of M cases` of each run that was partial.
     pub partial: (Option<String>, Option<String>),
+    /// Each run's fuzz campaign as its certificate states it.
+    pub campaign: (Option<String>, Option<String>),
+    /// Findings of the new campaign that the old one did not have.
+    pub new_findings: Vec<Change>,
+    /// Findings of the old campaign that the new one no longer has.
+    pub gone_findings: Vec<String>,
 }
 
 impl ReportDiff {
@@ -76,7 +82,36 @@ impl ReportDiff {
                 old.summary.certification.partial.map(|p| p.label()),
                 new.summary.certification.partial.map(|p| p.label()),
             ),
+            campaign: (
+                old.campaign.as_ref().map(|c| c.clause()),
+                new.campaign.as_ref().map(|c| c.clause()),
+            ),
+            new_findings: Vec::new(),
+            gone_findings: Vec::new(),
         };
+        let findings = |r: &Report| -> BTreeMap<String, CaseResult> {
+            r.campaign
+                .iter()
+                .flat_map(|c| c.results())
+                .map(|f| (f.id.clone(), f.clone()))
+                .collect()
+        };
+        let (old_found, new_found) = (findings(old), findings(new));
+        for (id, f) in &new_found {
+            if !old_found.contains_key(id) {
+                d.new_findings.push(Change {
+                    id: id.clone(),
+                    old: None,
+                    new: f.verdict.label(),
+                    headline: f.headline(),
+                });
+            }
+        }
+        d.gone_findings = old_found
+            .keys()
+            .filter(|id| !new_found.contains_key(*id))
+            .cloned()
+            .collect();
         for n in &new.cases {
             let o = old.case(&n.id);
             let change = |o: Option<&CaseResult>| Change {
@@ -112,10 +147,12 @@ impl ReportDiff {
         d
     }
 
-    /// Whether the new run is worse: a newly failing case, a lower level,
-    /// a case missing from it or a capability it no longer claims.
+    /// Whether the new run is worse: a newly failing case, a new fuzz
+    /// finding, a lower level, a case missing from it or a capability it no
+    /// longer claims.
     pub fn regressed(&self) -> bool {
         !self.newly_failing.is_empty()
+            || !self.new_findings.is_empty()
             || level_rank(&self.new_level) < level_rank(&self.old_level)
             || !self.removed.is_empty()
             || !self.lost_capabilities.is_empty()
@@ -148,6 +185,14 @@ impl ReportDiff {
         for (name, before, after) in &self.capability_levels {
             let _ = writeln!(out, "| {} | {before} | {after} |", cell(name));
         }
+        if self.campaign.0.is_some() || self.campaign.1.is_some() {
+            let _ = writeln!(
+                out,
+                "| fuzz campaign | {} | {} |",
+                cell(self.campaign.0.as_deref().unwrap_or("none")),
+                cell(self.campaign.1.as_deref().unwrap_or("none"))
+            );
+        }
         out.push('\n');
         if !self.lost_capabilities.is_empty() {
             let _ = writeln!(
@@ -160,6 +205,24 @@ impl ReportDiff {
         section(&mut out, "Newly fixed", &self.newly_fixed);
         section(&mut out, "Failing differently", &self.changed_failure);
         section(&mut out, "No longer run", &self.newly_skipped);
+        if self.campaign.1.is_some() || !self.gone_findings.is_empty() {
+            section(
+                &mut out,
+                "Newly found by the fuzz campaign",
+                &self.new_findings,
+            );
+        }
+        if !self.gone_findings.is_empty() {
+            let _ = writeln!(
+                out,
+                "Findings of the previous campaign not found again: {}\n",
+                self.gone_findings
+                    .iter()
+                    .map(|id| format!("`{}`", code(id)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
         let _ = writeln!(
             out,
             "### Missing from the new run ({})\n",

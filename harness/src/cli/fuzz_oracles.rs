@@ -8,6 +8,14 @@ use crate::fuzz::{req, targets, Finding, Subject};
 use crate::oracle::{postgres::Cluster, shell::Sandbox, url::Parsers};
 use anyhow::bail;
 
+/// Which second judges to start.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Wanted {
+    pub postgres: bool,
+    pub parsers: bool,
+    pub bash: bool,
+}
+
 pub struct Oracles {
     cluster: Option<Cluster>,
     parsers: Option<Parsers>,
@@ -27,6 +35,18 @@ impl Oracles {
 
     /// Starts the oracles asked for, when there are findings to judge.
     pub fn start(args: &FuzzArgs, findings: bool) -> anyhow::Result<Oracles> {
+        Self::start_these(
+            Wanted {
+                postgres: args.postgres,
+                parsers: args.parsers,
+                bash: args.bash,
+            },
+            findings,
+        )
+    }
+
+    /// [`Oracles::start`] for the oracles `wanted` names.
+    pub fn start_these(args: Wanted, findings: bool) -> anyhow::Result<Oracles> {
         let cluster = if args.postgres && findings {
             Some(Cluster::start()?)
         } else {

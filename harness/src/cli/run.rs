@@ -3,7 +3,8 @@
 use super::cases::CasesArgs;
 use super::output::{render, Style};
 use super::{EXIT_FAILED, EXIT_HARNESS};
-use crate::adapter::{ProcessConfig, Target};
+use crate::adapter::{Connect, ProcessConfig, Target};
+use crate::fuzz::{campaign, InProcess, OverTransport, Subject};
 use crate::reporting::{self, RunRecord};
 use crate::runner::{self, RunOptions, Summary};
 use clap::Args;
@@ -74,6 +75,38 @@ pub struct RunArgs {
     /// fails when the reference fails a selected case.
     #[arg(long, conflicts_with_all = ["implementation", "mutant", "spawn_per_case", "validate_protocol", "report", "baseline"])]
     pub all_mutants: bool,
+    /// After the cases, fuzz the implementation for this long (`3m`, `90s`):
+    /// every target whose capabilities it claims, the time split equally
+    /// across them, against a fresh child of the same command (the built-in
+    /// reference or its mutant in process). Each finding fails its
+    /// capability like a MUST case and carries its case for `rbv promote`.
+    /// `--deadline` bounds the campaign too.
+    #[arg(long, value_name = "DURATION", value_parser = parse_fuzz_budget, conflicts_with = "all_mutants")]
+    pub fuzz: Option<Duration>,
+    /// Seed of the campaign's input streams (with --fuzz).
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "fuzz")]
+    pub seed: u64,
+    /// The campaign's exec budget, split equally across its targets, each
+    /// share capped by its time share (with --fuzz): the same seed, binary
+    /// and exec budget give the same campaign on any machine.
+    #[arg(long, value_name = "N", requires = "fuzz", value_parser = clap::value_parser!(u64).range(1..))]
+    pub fuzz_execs: Option<u64>,
+    /// Second judges of the campaign's findings (with --fuzz), as `rbv fuzz`
+    /// has them: `postgres` (sql_bypass, a throwaway PostgreSQL),
+    /// `url-parsers` (url_loopback, the parsers of `rbv oracle url`), `bash`
+    /// (shell_bypass, bash in a sandbox). The report names the ones asked
+    /// for and keeps each one's word on each finding it judged.
+    #[arg(long, value_name = "ORACLE", value_delimiter = ',', requires = "fuzz", value_parser = ["postgres", "url-parsers", "bash"])]
+    pub fuzz_oracles: Vec<String>,
+}
+
+/// A campaign budget: a duration above zero.
+fn parse_fuzz_budget(text: &str) -> Result<Duration, String> {
+    let budget = super::fuzz::parse_duration(text)?;
+    if budget.is_zero() {
+        return Err(format!("`{text}`: a campaign needs a budget above zero"));
+    }
+    Ok(budget)
 }
 
 /// The command line that serves the built-in reference: this very binary.
@@ -179,6 +212,140 @@ impl RunArgs {
     }
 }
 
+impl RunArgs {
+    /// What the campaign fuzzes: a fresh child of the command under test
+    /// (the cases' children are gone), or the reference in process.
+    fn fuzz_subject(&self) -> anyhow::Result<Box<dyn Subject>> {
+        if self.implementation.is_none() {
+            return Ok(Box::new(InProcess::new(self.mutant)));
+        }
+        // Before the spawn, which inherits it: the fuzzer and the child take
+        // strict turns, and a turn across CPUs costs a wakeup (`rbv fuzz`).
+        crate::adapter::affinity::pin_current_thread_here();
+        let target = Target::Process(self.process_config(&Profile::default())?);
+        let transport = target.connect().map_err(|e| {
+            anyhow::anyhow!("cannot start the implementation to fuzz it: {}", e.message)
+        })?;
+        Ok(Box::new(OverTransport::restartable(transport, target)))
+    }
+
+    /// Runs the campaign `--fuzz` asks for; its lines for the output.
+    fn campaign(
+        &self,
+        budget: Duration,
+        catalogue: &crate::case::requirements::Catalogue,
+    ) -> anyhow::Result<(rbv_report::model::Campaign, Vec<String>)> {
+        let plan = campaign::Plan {
+            budget,
+            max_execs: self.fuzz_execs,
+            seed: self.seed,
+        };
+        let mut subject = self.fuzz_subject()?;
+        let ran = campaign::run(&plan, subject.as_mut(), &mut |_, _| {});
+        let wanted = |id: &str| self.fuzz_oracles.iter().any(|o| o == id);
+        let found = |target: &str| {
+            ran.targets
+                .iter()
+                .any(|t| t.target.name == target && !t.outcome.found.is_empty())
+        };
+        use super::fuzz_oracles::{Oracles, Wanted};
+        use crate::fuzz::targets::{SHELL_BYPASS, SQL_BYPASS, URL_LOOPBACK};
+        // One judge per target whose findings it can judge; each started
+        // only when there is a finding to judge.
+        let mut judges: Vec<(&str, Oracles)> = Vec::new();
+        for (target, wants) in [
+            (
+                SQL_BYPASS.name,
+                Wanted {
+                    postgres: wanted("postgres"),
+                    ..Wanted::default()
+                },
+            ),
+            (
+                URL_LOOPBACK.name,
+                Wanted {
+                    parsers: wanted("url-parsers"),
+                    ..Wanted::default()
+                },
+            ),
+            (
+                SHELL_BYPASS.name,
+                Wanted {
+                    bash: wanted("bash"),
+                    ..Wanted::default()
+                },
+            ),
+        ] {
+            if wants != Wanted::default() {
+                judges.push((target, Oracles::start_these(wants, found(target))?));
+            }
+        }
+        let mut ids = self.fuzz_oracles.clone();
+        ids.sort();
+        ids.dedup();
+        let report = ran.to_report_judged(
+            catalogue,
+            &crate::fuzz::promote::today(),
+            ids,
+            &mut |target, found| {
+                judges
+                    .iter_mut()
+                    .filter(|(name, _)| *name == target.name)
+                    .flat_map(|(_, o)| o.judge(&found.finding, subject.as_mut()))
+                    .collect()
+            },
+        );
+        Ok((report.clone(), campaign_lines(&report)))
+    }
+}
+
+/// How many findings the terminal shows with their whole case.
+const SHOWN_REPRODUCTIONS: usize = 3;
+
+/// The campaign for the terminal: one line per target, each finding with
+/// its reproduction, and the certificate's clause.
+fn campaign_lines(c: &rbv_report::model::Campaign) -> Vec<String> {
+    use rbv_report::text;
+    let mut lines = Vec::new();
+    for t in &c.targets {
+        let mut line = format!(
+            "fuzz: {} {} execs in {:.1} s, {} finding(s)",
+            t.name,
+            t.execs,
+            t.elapsed_ms / 1000.0,
+            t.findings
+        );
+        if let Some(why) = &t.incomplete {
+            line.push_str(&format!(" (stopped: {why})"));
+        }
+        lines.push(line);
+    }
+    for (i, f) in c.findings.iter().enumerate() {
+        let message = f.result.message.as_deref().unwrap_or("");
+        // The finding quotes the implementation: escaped, every line after
+        // rbv's own prefix.
+        for line in text::terminal_lines(message) {
+            lines.push(format!("FUZZ {} {line}", f.result.id));
+        }
+        for word in &f.oracle_words {
+            lines.push(format!("  # {}", text::terminal(word)));
+        }
+        if i < SHOWN_REPRODUCTIONS {
+            for line in text::terminal_lines(&f.reproduction) {
+                lines.push(format!("  | {line}"));
+            }
+        }
+    }
+    if c.findings.len() > SHOWN_REPRODUCTIONS {
+        lines.push(format!(
+            "(the cases of the other {} findings are in the report: --report DIR)",
+            c.findings.len() - SHOWN_REPRODUCTIONS
+        ));
+    }
+    lines.push(format!("campaign: {}", c.clause()));
+    lines
+}
+
 fn protocol_validator() -> crate::adapter::Validate {
     let validator = rbv_protocol::schema::ProtocolValidator::new();
     std::sync::Arc::new(move |value| validator.validate_response(value))
@@ -243,11 +410,23 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let mut text = render(&outcome, style);
     let mut failed = summary.failed() > 0;
+    let campaign = match args.fuzz {
+        Some(budget) => {
+            let (campaign, lines) = args.campaign(budget, &suite.catalogue)?;
+            for line in lines {
+                insert_before_summary(&mut text, &line);
+            }
+            failed |= !campaign.findings.is_empty() || campaign.incomplete();
+            Some(campaign)
+        }
+        None => None,
+    };
     if args.report.is_some() || baseline.is_some() {
         let mut record = RunRecord::new(&suite, &outcome, started);
         record.cases_sha256 = args.cases.digest()?;
         record.baseline = baseline;
         record.conditions = Some(args.conditions(&outcome, suite.cases.len()));
+        record.campaign = campaign;
         let report = reporting::build_report(&record);
         if let Some(dir) = &args.report {
             let written = {
@@ -281,7 +460,12 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
             let cert = &report.summary.certification;
             let note = match cert.partial {
                 Some(p) => format!("report: {} ({}: no level)", dir.display(), p.label()),
-                None => format!("report: {} ({})", dir.display(), cert.statement),
+                None => match &cert.campaign {
+                    Some(clause) => {
+                        format!("report: {} ({} · {clause})", dir.display(), cert.statement)
+                    }
+                    None => format!("report: {} ({})", dir.display(), cert.statement),
+                },
             };
             insert_before_summary(&mut text, &note);
         }

@@ -7,6 +7,7 @@
 //! drives the same functions from a seeded RNG on stable; `cargo test`
 //! runs a seeded smoke of each. Running out of bytes is never a finding.
 
+pub mod campaign;
 pub mod driver;
 pub mod finding;
 pub mod gen;

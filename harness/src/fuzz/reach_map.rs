@@ -38,6 +38,38 @@ pub const INPUT_CAPABILITIES: &[Capability] = &[
     Capability::Versioning,
 ];
 
+/// The capabilities of the requirements that `fired` productions exercise
+/// (by the generators' tags).
+pub fn reached(fired: &BTreeMap<Production, u64>, catalogue: &Catalogue) -> BTreeSet<Capability> {
+    let declared = declared();
+    let mut out = BTreeSet::new();
+    for (generator, production) in fired.keys() {
+        let ids = declared
+            .iter()
+            .filter(|(g, _)| g == generator)
+            .flat_map(|(_, tags)| tags.iter())
+            .filter(|(p, _)| p == production)
+            .flat_map(|(_, ids)| ids.iter());
+        for id in ids {
+            if let Some(c) = catalogue.requirement(id).and_then(|r| r.capability) {
+                out.insert(c);
+            }
+        }
+    }
+    out
+}
+
+/// Which targets reach one capability: the group `base` (the protocol
+/// itself, which no generator tags) by the targets that need nothing, any
+/// other by the targets whose productions exercise one of its
+/// requirements.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct CapabilityReach {
+    pub capability: String,
+    /// Empty: no target reaches it, and `rbv run --fuzz` says so.
+    pub targets: Vec<String>,
+}
+
 /// One requirement's row of the map.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Row {
@@ -51,6 +83,8 @@ pub struct Row {
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Map {
     pub rows: Vec<Row>,
+    /// `base`, then every capability, with the targets that reach it.
+    pub capabilities: Vec<CapabilityReach>,
     /// Tagged productions that never fired in the measuring run.
     pub stale: Vec<String>,
     /// Productions that fired without a tag.
@@ -94,10 +128,45 @@ pub fn fired(targets: &[Target], execs: u64, seed: u64) -> BTreeMap<Production, 
 
 /// The reach map of the generators over `catalogue`.
 pub fn measure(catalogue: &Catalogue, execs: u64) -> Map {
-    let fired = fired(TARGETS, execs, 0x7eac);
+    let per_target: Vec<(&Target, BTreeMap<Production, u64>)> = TARGETS
+        .iter()
+        .map(|t| (t, fired(std::slice::from_ref(t), execs, 0x7eac)))
+        .collect();
+    let mut fired: BTreeMap<Production, u64> = BTreeMap::new();
+    for (_, f) in &per_target {
+        for (k, n) in f {
+            *fired.entry(*k).or_default() += n;
+        }
+    }
+    let runs_the_implementation = |t: &Target| t.name != super::targets::CASE_LOADER.name;
+    let base = CapabilityReach {
+        capability: rbv_report::model::BASE.to_owned(),
+        targets: per_target
+            .iter()
+            .filter(|(t, _)| t.needs.is_empty() && runs_the_implementation(t))
+            .map(|(t, _)| t.name.to_owned())
+            .collect(),
+    };
+    let reaches: Vec<(&str, BTreeSet<Capability>)> = per_target
+        .iter()
+        .map(|(t, f)| (t.name, reached(f, catalogue)))
+        .collect();
+    let capabilities = std::iter::once(base)
+        .chain(Capability::ALL.iter().map(|c| {
+            CapabilityReach {
+                capability: c.as_str().to_owned(),
+                targets: reaches
+                    .iter()
+                    .filter(|(_, caps)| caps.contains(c))
+                    .map(|(name, _)| (*name).to_owned())
+                    .collect(),
+            }
+        }))
+        .collect();
     let declared = declared();
     let mut map = Map {
         execs_per_target: execs,
+        capabilities,
         ..Map::default()
     };
     let mut by_req: BTreeMap<&str, Vec<String>> = BTreeMap::new();
@@ -161,6 +230,18 @@ impl std::fmt::Display for Map {
             };
             writeln!(f, "{} {:<14} {}: {reach}", r.id, r.level, r.title)?;
         }
+        writeln!(
+            f,
+            "# reach per capability (the targets `rbv run --fuzz` runs for it)"
+        )?;
+        for c in &self.capabilities {
+            let targets = if c.targets.is_empty() {
+                "-- no target: not fuzzed --".to_owned()
+            } else {
+                c.targets.join(", ")
+            };
+            writeln!(f, "{:<15} {targets}", c.capability)?;
+        }
         let lists = [
             (
                 "MUST requirements with no production",
@@ -214,6 +295,33 @@ mod tests {
             "unknown ids: {:?}",
             map.unknown_ids
         );
+        // Every capability a generator tags is reached by its own target;
+        // the ones about answers are listed as reached by none.
+        let reach = |name: &str| -> Vec<String> {
+            map.capabilities
+                .iter()
+                .find(|c| c.capability == name)
+                .unwrap_or_else(|| panic!("{name} listed"))
+                .targets
+                .clone()
+        };
+        for (capability, target) in [
+            ("shell", "shell_bypass"),
+            ("sql", "sql_bypass"),
+            ("fetch", "url_loopback"),
+            ("tokens", "token_binding"),
+            ("rule-of-two", "rule_of_two"),
+            ("projection", "projection"),
+            ("manifest", "manifest"),
+            ("base", "protocol_decoder"),
+        ] {
+            assert!(
+                reach(capability).iter().any(|t| t == target),
+                "{capability}: {:?}",
+                reach(capability)
+            );
+        }
+        assert!(reach("audit").is_empty());
         // The token and Rule-of-Two generators reach every MUST of theirs.
         let holes: Vec<&str> = map.holes().iter().map(|r| r.id.as_str()).collect();
         assert!(

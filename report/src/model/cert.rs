@@ -166,6 +166,10 @@ pub struct Certification {
     /// Claimed names rbv does not know (a typo is a capability not claimed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unknown_claims: Vec<String>,
+    /// The fuzz campaign as the certificate states it ([`super::Campaign::clause`]),
+    /// when one ran: `fuzzed 3 min (1.1M execs, seed 7), 0 findings`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub campaign: Option<String>,
 }
 
 impl Certification {

@@ -39,6 +39,7 @@ impl Report {
             started: rfc3339(started),
             duration_ms: round_ms(duration_ms),
             conditions: None,
+            campaign: None,
         };
         report.refresh();
         report
@@ -48,6 +49,14 @@ impl Report {
     /// certification they decide (a partial run earns no level).
     pub fn with_conditions(mut self, conditions: Conditions) -> Report {
         self.conditions = Some(conditions);
+        self.refresh();
+        self
+    }
+
+    /// The report with the fuzz campaign run after its cases: each finding
+    /// counts against its capability's level.
+    pub fn with_campaign(mut self, campaign: Campaign) -> Report {
+        self.campaign = Some(campaign);
         self.refresh();
         self
     }
@@ -68,12 +77,26 @@ impl Report {
         }
         self.cases.sort_by(|a, b| a.id.cmp(&b.id));
         crate::score::tally_requirements(&mut self.requirements, &self.cases);
+        // The findings are judged with the cases, but they are not cases:
+        // the counts and scores stay those of the suite.
+        let judged: Vec<CaseResult> = match &self.campaign {
+            Some(c) => self.cases.iter().chain(c.results()).cloned().collect(),
+            None => Vec::new(),
+        };
         let cert = crate::certify::certify(
-            &self.cases,
+            if self.campaign.is_some() {
+                &judged
+            } else {
+                &self.cases
+            },
             &self.implementation.capabilities,
             self.conditions.as_ref(),
         );
         self.summary = crate::score::summarize(&self.cases, cert);
+        if let Some(c) = &self.campaign {
+            self.summary.run_failed |= !c.findings.is_empty() || c.incomplete();
+            self.summary.certification.campaign = Some(c.clause());
+        }
         if let Some(b) = &self.baseline {
             self.summary.run_failed |= !b.stale.is_empty();
         }
@@ -114,6 +137,11 @@ impl Report {
         for c in &mut r.cases {
             c.duration_ms = 0.0;
             c.answer = None;
+        }
+        if let Some(c) = &mut r.campaign {
+            for t in &mut c.targets {
+                t.elapsed_ms = 0.0;
+            }
         }
         r
     }

@@ -18,8 +18,10 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
 
+mod campaign;
 mod cert;
 mod methods;
+pub use campaign::*;
 pub use cert::*;
 pub use methods::{area_of, rfc3339, round_ms};
 
@@ -27,7 +29,9 @@ pub use methods::{area_of, rfc3339, round_ms};
 /// 2: `summary.level` is derived from the claimed capabilities (cases of
 /// unclaimed ones no longer block it) and is `none` for a partial run;
 /// `conditions`, `summary.certification` and `cases[].needs` added.
-pub const FORMAT_VERSION: u32 = 2;
+/// 3: `campaign` added (`rbv run --fuzz`): its findings are failing results
+/// of kind `fuzz` that the certification judges beside the cases.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// One run of the suite against one implementation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -53,6 +57,10 @@ pub struct Report {
     /// versions. See [`Report::with_conditions`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Conditions>,
+    /// The fuzz campaign run after the cases (`rbv run --fuzz`); absent
+    /// when none ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub campaign: Option<Campaign>,
 }
 
 /// Which suite was run.
@@ -263,6 +271,9 @@ pub enum FailKind {
     /// More cautious than required (precision).
     Over,
     Mismatch,
+    /// A finding of the fuzz campaign (see [`Campaign`]); which side it
+    /// broke is in the result's `guards`.
+    Fuzz,
 }
 
 /// Why a case did not run. Only a profile skip exempts a case from the
@@ -353,6 +364,7 @@ impl FailKind {
             FailKind::Under => "under",
             FailKind::Over => "over",
             FailKind::Mismatch => "mismatch",
+            FailKind::Fuzz => "fuzz",
         }
     }
 }

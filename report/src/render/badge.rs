@@ -19,6 +19,9 @@ pub fn message(report: &Report) -> String {
     if facts::spawn_per_case(report) {
         msg.push_str(" · spawn-per-case");
     }
+    if let Some(c) = &report.campaign {
+        msg.push_str(&format!(" · {}", super::campaign::badge(c)));
+    }
     msg
 }
 

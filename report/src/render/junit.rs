@@ -21,7 +21,8 @@ pub fn render(report: &Report) -> io::Result<String> {
         junit.set_timestamp(t);
     }
     junit.set_time(duration(report.duration_ms));
-    let properties = run_properties(report);
+    let mut properties = run_properties(report);
+    properties.extend(super::campaign::junit_properties(report));
     for (area, cases) in report.areas() {
         let mut suite = TestSuite::new(area);
         suite.add_properties(properties.iter().cloned());
@@ -30,6 +31,9 @@ pub fn render(report: &Report) -> io::Result<String> {
         }
         suite.set_time(duration(cases.iter().map(|c| c.duration_ms).sum()));
         suite.add_test_cases(cases.iter().map(|c| test_case(c)));
+        junit.add_test_suite(suite);
+    }
+    if let Some(suite) = super::campaign::junit_suite(report, &properties) {
         junit.add_test_suite(suite);
     }
     let document = junit.to_string().map_err(io::Error::other)?;

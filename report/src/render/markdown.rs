@@ -59,6 +59,7 @@ pub fn render(report: &Report) -> String {
     out.push('\n');
     baseline_notes(report, &mut out);
     certification(report, &mut out);
+    super::campaign::markdown(report, &mut out);
     conditions(report, &mut out);
 
     out.push_str("### Results by area\n\n");

@@ -1,6 +1,7 @@
 //! One renderer per format; [`write_all`] writes them all.
 
 pub mod badge;
+pub mod campaign;
 pub mod facts;
 pub mod html;
 pub mod json;

@@ -34,6 +34,7 @@ pub fn render(report: &Report) -> String {
     filters(report, &mut body);
     body.push_str("<main>\n");
     certification(report, &mut body);
+    super::campaign::html(report, &mut body);
     requirements(report, &mut body);
     results(report, &mut body);
     failures(report, &mut body);

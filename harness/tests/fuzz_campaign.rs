@@ -1,0 +1,273 @@
+//! `rbv run --fuzz` (issue 24): the campaign after the cases is part of
+//! the certificate. A client that has learned the corpus passes every case
+//! and earns Precise from them; the campaign, whose inputs no list holds,
+//! takes Precise away from the capability it bypasses. The reference keeps
+//! Precise under the same campaign, and a bad budget is a usage error.
+
+use rbv::adapter::{Connect, InProcess};
+use rbv::fuzz::{campaign, OverTransport};
+use rbv::reporting::{build_report, RunRecord};
+use rbv::runner::{self, RunOptions};
+use rbv::transport::{AdapterError, Identity, Observation, RawObservation, Transport};
+use rbv_protocol::{OperationKind, RequestBody, Response};
+use rbv_report::{CapabilityStatus, Level, Report};
+use serde_json::Value;
+use std::collections::HashSet;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+/// "A certificate that can be learned": a client whose developer ran the
+/// suite and fixed what each case showed. While it learns, it is the
+/// reference and remembers every shell line and URL it was asked about;
+/// afterwards it answers those as the reference does, and `auto` for any
+/// other.
+struct Learned {
+    reference: InProcess,
+    seen: Arc<Mutex<HashSet<String>>>,
+    learning: bool,
+}
+
+impl Learned {
+    /// Whether the client answers `body` from outside what it learned.
+    fn unseen(&self, body: &RequestBody) -> bool {
+        let RequestBody::Evaluate(e) = body else {
+            return false;
+        };
+        let key = match e.operation.kind {
+            Some(OperationKind::Shell) => "command",
+            Some(OperationKind::Fetch) => "url",
+            _ => return false,
+        };
+        let Some(text) = e.operation.arguments.get(key).and_then(Value::as_str) else {
+            return false;
+        };
+        let mut seen = self.seen.lock().unwrap();
+        if self.learning {
+            seen.insert(text.to_owned());
+            return false;
+        }
+        !seen.contains(text)
+    }
+}
+
+impl Transport for Learned {
+    fn identity(&self) -> &Identity {
+        self.reference.identity()
+    }
+
+    fn exchange(
+        &mut self,
+        session: &str,
+        bodies: Vec<RequestBody>,
+    ) -> Result<Vec<Observation>, AdapterError> {
+        let unseen: Vec<bool> = bodies.iter().map(|b| self.unseen(b)).collect();
+        let mut out = self.reference.exchange(session, bodies)?;
+        for (o, lowered) in out.iter_mut().zip(unseen) {
+            if lowered && o.value["type"] == "evaluation" {
+                o.value["band"] = "auto".into();
+                o.value["decision"] = "allow".into();
+                if o.value["audit"].is_object() {
+                    o.value["audit"]["band"] = "auto".into();
+                    o.value["audit"]["decision"] = "allow".into();
+                }
+                o.line = o.value.to_string();
+                o.response = Response::from_json(&o.value).map_err(|e| e.to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, AdapterError> {
+        self.reference.raw(session, template)
+    }
+
+    fn before_handshake(
+        &mut self,
+        session: &str,
+        template: &str,
+    ) -> Result<RawObservation, AdapterError> {
+        self.reference.before_handshake(session, template)
+    }
+}
+
+struct LearnedConnect {
+    seen: Arc<Mutex<HashSet<String>>>,
+    learning: bool,
+}
+
+impl Connect for LearnedConnect {
+    fn connect(&self) -> Result<Box<dyn Transport + Send>, AdapterError> {
+        Ok(Box::new(Learned {
+            reference: InProcess::new(None),
+            seen: self.seen.clone(),
+            learning: self.learning,
+        }))
+    }
+
+    fn describe(&self) -> String {
+        "a client that learned the corpus".to_owned()
+    }
+}
+
+fn level(report: &Report, capability: &str) -> Option<Level> {
+    let c = report
+        .summary
+        .certification
+        .capabilities
+        .iter()
+        .find(|c| c.capability == capability)
+        .unwrap_or_else(|| panic!("no {capability}"));
+    assert_eq!(c.status, CapabilityStatus::Certified, "{capability}");
+    c.level
+}
+
+#[test]
+fn a_client_that_learned_the_cases_loses_precise_to_the_campaign() {
+    let suite = rbv::case::load_files(&rbv::embedded::files()).expect("the corpus loads");
+    let options = RunOptions {
+        filters: Vec::new(),
+        jobs: 2,
+        deadline: None,
+    };
+    let mut connect = LearnedConnect {
+        seen: Arc::default(),
+        learning: true,
+    };
+    runner::run(&suite.cases, &connect, &options);
+    connect.learning = false;
+    let outcome = runner::run(&suite.cases, &connect, &options);
+    let mut record = RunRecord::new(&suite, &outcome, SystemTime::now());
+    let cases_only = build_report(&record);
+    // The cases alone certify it: every one of them is in what it learned.
+    assert_eq!(
+        cases_only.summary.counts.fail, 0,
+        "{:?}",
+        cases_only.summary
+    );
+    assert_eq!(level(&cases_only, "shell"), Some(Level::Precise));
+    assert_eq!(level(&cases_only, "fetch"), Some(Level::Precise));
+
+    let plan = campaign::Plan {
+        budget: Duration::from_secs(60),
+        max_execs: Some(400),
+        seed: 1,
+    };
+    let mut subject = OverTransport::new(connect.connect().expect("connects"));
+    let ran = campaign::run(&plan, &mut subject, &mut |_, _| {});
+    record.campaign = Some(ran.to_report(&suite.catalogue, "2026-12-04"));
+    let fuzzed = build_report(&record);
+    let campaign = fuzzed.campaign.as_ref().expect("recorded");
+    let shell: Vec<_> = campaign
+        .findings
+        .iter()
+        .filter(|f| f.result.needs == ["shell"])
+        .collect();
+    assert!(!shell.is_empty(), "{:#?}", campaign.targets);
+    // Each finding fails its capability and can be promoted as it is.
+    for f in &shell {
+        assert_eq!(f.result.verdict.label(), "fuzz");
+        assert!(f.result.guards.unsafe_side, "{:?}", f.result);
+        assert!(f.reproduction.contains("source: {fuzz: shell_bypass"));
+        assert!(rbv::case::load_files(&[("f.yaml".into(), f.reproduction.clone())]).is_ok());
+    }
+    assert!(level(&fuzzed, "shell") < Some(Level::Precise));
+    assert!(level(&fuzzed, "fetch") < Some(Level::Precise));
+    // What it did not learn wrong keeps its level; the findings are not
+    // counted as cases.
+    assert_eq!(level(&fuzzed, "sql"), Some(Level::Precise));
+    assert_eq!(fuzzed.summary.counts.total, cases_only.summary.counts.total);
+    assert!(fuzzed.summary.run_failed);
+    let shell_blockers = &fuzzed
+        .summary
+        .certification
+        .capabilities
+        .iter()
+        .find(|c| c.capability == "shell")
+        .unwrap()
+        .blockers;
+    assert!(shell_blockers[0]
+        .cases
+        .iter()
+        .all(|id| id.starts_with("fuzz/")));
+}
+
+fn rbv(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rbv"))
+        .args(args)
+        .env("CI", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_reference_keeps_precise_under_the_campaign() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report");
+    let (code, out, err) = rbv(&[
+        "run",
+        "--in-process",
+        "--fuzz",
+        "60s",
+        "--fuzz-execs",
+        "800",
+        "--seed",
+        "1",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let r =
+        Report::from_json(&std::fs::read_to_string(report.join("report.json")).unwrap()).unwrap();
+    let c = r.campaign.as_ref().expect("a campaign");
+    assert!(c.findings.is_empty(), "{:#?}", c.findings);
+    assert_eq!(c.execs(), 800);
+    assert_eq!((c.seed, c.max_execs), (1, Some(800)));
+    assert_eq!(r.summary.level, Level::Precise);
+    let clause = r.summary.certification.campaign.as_deref().unwrap();
+    assert!(
+        clause.starts_with("fuzzed 60 s (800 execs, seed 1), 0 findings"),
+        "{clause}"
+    );
+    assert!(out.contains(clause), "{out}");
+    // The capabilities about answers have no generator yet: the
+    // certificate says so instead of passing them silently.
+    assert!(
+        c.not_fuzzed.iter().any(|n| n == "audit"),
+        "{:?}",
+        c.not_fuzzed
+    );
+    assert!(
+        !c.not_fuzzed.iter().any(|n| n == "shell"),
+        "{:?}",
+        c.not_fuzzed
+    );
+    assert!(
+        clause.contains("not fuzzed: no target reaches audit"),
+        "{clause}"
+    );
+}
+
+#[test]
+fn a_bad_budget_is_a_usage_error() {
+    for args in [
+        &["run", "--fuzz", "0s"][..],
+        &["run", "--fuzz", "3 minutes"],
+        &["run", "--fuzz", "1m", "--fuzz-execs", "0"],
+        &["run", "--seed", "3"],
+    ] {
+        let (code, _, err) = rbv(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains("--fuzz") || err.contains("--seed"),
+            "{args:?}: {err}"
+        );
+    }
+    let (_, _, err) = rbv(&["run", "--fuzz", "0s"]);
+    assert!(err.contains("above zero"), "{err}");
+}
