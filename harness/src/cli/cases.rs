@@ -64,9 +64,7 @@ impl CasesArgs {
     /// added and the entries that could not be read (see
     /// `case::load_readable`), unprinted; an error in a file read is
     /// printed and a harness error, as for [`Self::load`].
-    pub fn load_readable(
-        &self,
-    ) -> anyhow::Result<(Suite, BTreeSet<String>, Vec<case::LoadError>)> {
+    pub fn load_readable(&self) -> anyhow::Result<(Suite, BTreeSet<String>, Vec<case::LoadError>)> {
         let loaded = match (&self.cases, &self.add_cases) {
             (Some(dir), None) => {
                 case::load_readable(dir).map(|(suite, unread)| (suite, BTreeSet::new(), unread))
