@@ -177,6 +177,17 @@ fn a_client_that_learned_the_cases_loses_precise_to_the_campaign() {
     record.campaign = Some(ran.to_report(&suite.catalogue, "2026-12-04"));
     let fuzzed = build_report(&record);
     let campaign = fuzzed.campaign.as_ref().expect("recorded");
+    for t in &ran.targets {
+        if let Some(first) = t.outcome.found.iter().min_by_key(|f| f.after_execs) {
+            eprintln!(
+                "{}: first finding after {} execs ({:.1} ms), {} in all",
+                t.target.name,
+                first.after_execs,
+                first.after.as_secs_f64() * 1000.0,
+                t.outcome.found.len()
+            );
+        }
+    }
     let shell: Vec<_> = campaign
         .findings
         .iter()
