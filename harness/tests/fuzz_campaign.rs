@@ -10,7 +10,7 @@ use rbv::reporting::{build_report, RunRecord};
 use rbv::runner::{self, RunOptions};
 use rbv::transport::{AdapterError, Identity, Observation, RawObservation, Transport};
 use rbv_protocol::{OperationKind, RequestBody, Response};
-use rbv_report::{CapabilityStatus, Level, Report};
+use rbv_report::{CapabilityStatus, Level, Report, BASE};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::process::Command;
@@ -26,6 +26,8 @@ struct Learned {
     reference: InProcess,
     seen: Arc<Mutex<HashSet<String>>>,
     learning: bool,
+    /// Dies on what it did not learn instead of answering `auto`.
+    dies: bool,
 }
 
 impl Learned {
@@ -62,6 +64,14 @@ impl Transport for Learned {
         bodies: Vec<RequestBody>,
     ) -> Result<Vec<Observation>, AdapterError> {
         let unseen: Vec<bool> = bodies.iter().map(|b| self.unseen(b)).collect();
+        if self.dies && unseen.contains(&true) {
+            return Err(AdapterError {
+                kind: rbv::verdict::ErrorKind::Crash,
+                message: "the child exited".into(),
+                line: None,
+                stderr_tail: String::new(),
+            });
+        }
         let mut out = self.reference.exchange(session, bodies)?;
         for (o, lowered) in out.iter_mut().zip(unseen) {
             if lowered && o.value["type"] == "evaluation" {
@@ -94,6 +104,7 @@ impl Transport for Learned {
 struct LearnedConnect {
     seen: Arc<Mutex<HashSet<String>>>,
     learning: bool,
+    dies: bool,
 }
 
 impl Connect for LearnedConnect {
@@ -102,6 +113,7 @@ impl Connect for LearnedConnect {
             reference: InProcess::new(None),
             seen: self.seen.clone(),
             learning: self.learning,
+            dies: self.dies,
         }))
     }
 
@@ -122,8 +134,8 @@ fn level(report: &Report, capability: &str) -> Option<Level> {
     c.level
 }
 
-#[test]
-fn a_client_that_learned_the_cases_loses_precise_to_the_campaign() {
+/// A client that learned the corpus, and the outcome of its cases.
+fn learned(dies: bool) -> (rbv::case::Suite, LearnedConnect, runner::RunOutcome) {
     let suite = rbv::case::load_files(&rbv::embedded::files()).expect("the corpus loads");
     let options = RunOptions {
         filters: Vec::new(),
@@ -133,10 +145,17 @@ fn a_client_that_learned_the_cases_loses_precise_to_the_campaign() {
     let mut connect = LearnedConnect {
         seen: Arc::default(),
         learning: true,
+        dies,
     };
     runner::run(&suite.cases, &connect, &options);
     connect.learning = false;
     let outcome = runner::run(&suite.cases, &connect, &options);
+    (suite, connect, outcome)
+}
+
+#[test]
+fn a_client_that_learned_the_cases_loses_precise_to_the_campaign() {
+    let (suite, connect, outcome) = learned(false);
     let mut record = RunRecord::new(&suite, &outcome, SystemTime::now());
     let cases_only = build_report(&record);
     // The cases alone certify it: every one of them is in what it learned.
@@ -158,6 +177,17 @@ fn a_client_that_learned_the_cases_loses_precise_to_the_campaign() {
     record.campaign = Some(ran.to_report(&suite.catalogue, "2026-12-04"));
     let fuzzed = build_report(&record);
     let campaign = fuzzed.campaign.as_ref().expect("recorded");
+    for t in &ran.targets {
+        if let Some(first) = t.outcome.found.iter().min_by_key(|f| f.after_execs) {
+            eprintln!(
+                "{}: first finding after {} execs ({:.1} ms), {} in all",
+                t.target.name,
+                first.after_execs,
+                first.after.as_secs_f64() * 1000.0,
+                t.outcome.found.len()
+            );
+        }
+    }
     let shell: Vec<_> = campaign
         .findings
         .iter()
@@ -190,6 +220,40 @@ fn a_client_that_learned_the_cases_loses_precise_to_the_campaign() {
         .cases
         .iter()
         .all(|id| id.starts_with("fuzz/")));
+}
+
+#[test]
+fn a_client_that_dies_on_what_it_did_not_learn_loses_its_level() {
+    let (suite, connect, outcome) = learned(true);
+    let mut record = RunRecord::new(&suite, &outcome, SystemTime::now());
+    assert_eq!(level(&build_report(&record), BASE), Some(Level::Precise));
+    let plan = campaign::Plan {
+        budget: Duration::from_secs(60),
+        max_execs: Some(400),
+        seed: 1,
+    };
+    // Not restartable: the first death ends the target.
+    let mut subject = OverTransport::new(connect.connect().expect("connects"));
+    let ran = campaign::run(&plan, &mut subject, &mut |_, _| {});
+    record.campaign = Some(ran.to_report(&suite.catalogue, "2026-12-04"));
+    let fuzzed = build_report(&record);
+    let campaign = fuzzed.campaign.as_ref().unwrap();
+    assert!(campaign.incomplete());
+    let stopped = campaign
+        .findings
+        .iter()
+        .find(|f| f.result.id == "fuzz/shell_bypass/stopped")
+        .expect("the stopped target is a finding");
+    assert_eq!(stopped.result.requirements[0].id, "RBV-PRO-001");
+    // Dying is no way out of the campaign: the protocol's own level falls.
+    assert_eq!(level(&fuzzed, BASE), Some(Level::None));
+    assert!(fuzzed
+        .summary
+        .certification
+        .campaign
+        .as_deref()
+        .unwrap()
+        .contains("incomplete"));
 }
 
 fn rbv(args: &[&str]) -> (i32, String, String) {

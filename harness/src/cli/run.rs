@@ -80,8 +80,9 @@ pub struct RunArgs {
     /// across them, against a fresh child of the same command (the built-in
     /// reference or its mutant in process). Each finding fails its
     /// capability like a MUST case and carries its case for `rbv promote`.
-    /// `--deadline` bounds the campaign too.
-    #[arg(long, value_name = "DURATION", value_parser = parse_fuzz_budget, conflicts_with = "all_mutants")]
+    /// `--deadline` bounds the campaign too. Not with --spawn-per-case: an
+    /// exec's requests share a session.
+    #[arg(long, value_name = "DURATION", value_parser = parse_fuzz_budget, conflicts_with_all = ["all_mutants", "spawn_per_case"])]
     pub fuzz: Option<Duration>,
     /// Seed of the campaign's input streams (with --fuzz).
     #[arg(long, value_name = "N", default_value_t = 0, requires = "fuzz")]
@@ -241,7 +242,15 @@ impl RunArgs {
             seed: self.seed,
         };
         let mut subject = self.fuzz_subject()?;
-        let ran = campaign::run(&plan, subject.as_mut(), &mut |_, _| {});
+        let mut current = String::new();
+        let ran = campaign::run(&plan, subject.as_mut(), &mut |target, _| {
+            // A long campaign says where it is: a line per target that runs
+            // long enough to tick.
+            if target != current {
+                current = target.to_owned();
+                eprintln!("rbv run --fuzz: fuzzing with target {target}");
+            }
+        });
         let wanted = |id: &str| self.fuzz_oracles.iter().any(|o| o == id);
         let found = |target: &str| {
             ran.targets

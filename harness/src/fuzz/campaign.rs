@@ -170,6 +170,15 @@ impl Run {
                     reached_any.insert(c);
                 }
             }
+            if let Some(why) = &outcome.died {
+                findings.push(stopped(
+                    run.target,
+                    why,
+                    &self.plan,
+                    outcome.execs,
+                    catalogue,
+                ));
+            }
         }
         findings.sort_by(|a, b| a.result.id.cmp(&b.result.id));
         m::Campaign {
@@ -186,6 +195,59 @@ impl Run {
             ),
             findings,
         }
+    }
+}
+
+/// A target the implementation stopped answering: a failure of the
+/// protocol itself (it must survive any input, RBV-PRO-001), so that an
+/// implementation cannot escape the campaign's findings by dying on its
+/// inputs.
+fn stopped(
+    target: &Target,
+    why: &str,
+    plan: &Plan,
+    execs: u64,
+    catalogue: &Catalogue,
+) -> m::FuzzFinding {
+    let requirement = super::req::PROTOCOL_SURVIVAL;
+    let mut result = m::CaseResult::new(
+        format!("{}{}/stopped", m::FINDING_PREFIX, target.name),
+        m::Verdict::Fail {
+            kind: m::FailKind::Fuzz,
+        },
+    );
+    result.title = Some(format!(
+        "the implementation stopped answering {}",
+        target.name
+    ));
+    result.requirements = vec![m::RequirementRef {
+        id: requirement.to_owned(),
+        level: catalogue
+            .requirement(requirement)
+            .map(|r| crate::reporting::level(r.level)),
+    }];
+    result.tags = vec!["fuzz".to_owned(), target.name.to_owned()];
+    // A gate that dies is a gate that does not answer: the unsafe side.
+    result.guards = m::Sides {
+        unsafe_side: true,
+        precision: false,
+    };
+    result.message = Some(format!(
+        "[{}] the implementation stopped answering after {execs} execs: {}",
+        target.name,
+        rbv_report::text::one_line(why, 400)
+    ));
+    m::FuzzFinding {
+        target: target.name.to_owned(),
+        reproduction: format!(
+            "# No case: `rbv fuzz --impl CMD --target {} --seed {}` reruns the\n# input stream that stopped it.\n",
+            target.name, plan.seed
+        ),
+        artifact_hex: String::new(),
+        after_execs: execs,
+        count: 1,
+        oracle_words: Vec::new(),
+        result,
     }
 }
 
