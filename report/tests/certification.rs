@@ -73,6 +73,8 @@ fn an_adapter_passing_what_it_claims_is_certified_for_it() {
     ));
     assert!(xml.contains("name=\"rbv.condition.command\" value=\"node adapter.js\""));
     assert!(badge::message(&r).starts_with("Precise "));
+    assert!(badge::render(&r)
+        .contains("<title>rbv: Precise 100% · Precise: fetch, sql, tokens</title>"));
 }
 
 #[test]

@@ -60,11 +60,15 @@ pub fn render(report: &Report) -> String {
     let lw = (text_width(label) + 10.0).round();
     let mw = (text_width(&msg) + 10.0).round();
     let w = lw + mw;
-    let (l, m, title) = (
-        escape(label),
-        escape(&msg),
-        escape(&format!("{label}: {msg}")),
-    );
+    // The badge shows the lowest level; its tooltip, what is certified.
+    let title = match report.summary.certification.partial {
+        Some(_) => format!("{label}: {msg}"),
+        None => format!(
+            "{label}: {msg} · {}",
+            crate::certify::levels(&report.summary.certification, &report.cases)
+        ),
+    };
+    let (l, m, title) = (escape(label), escape(&msg), escape(&title));
     let col = if report.summary.certification.partial.is_some() {
         PARTIAL
     } else {
