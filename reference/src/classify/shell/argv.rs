@@ -28,10 +28,10 @@ pub fn after_options<'a>(args: &'a [Arg], with_value: &[&str]) -> &'a [Arg] {
 pub fn has_flag(args: &[Arg], short: Option<char>, long: &[&str]) -> bool {
     args.iter().take_while(|a| a.text != "--").any(|a| {
         let t = a.text.as_str();
-        if let Some(name) = t.strip_prefix("--") {
+        if t.starts_with("--") {
             long.iter().any(|l| {
-                let l = l.trim_start_matches('-');
-                name == l || name.strip_prefix(l).is_some_and(|r| r.starts_with('='))
+                let l = format!("--{}", l.trim_start_matches('-'));
+                long_match(t, &l).is_some()
             })
         } else if let (Some(cluster), Some(c)) = (t.strip_prefix('-'), short) {
             !cluster.is_empty()
@@ -41,6 +41,26 @@ pub fn has_flag(args: &[Arg], short: Option<char>, long: &[&str]) -> bool {
             false
         }
     })
+}
+
+/// Whether the word `typed` (`--name` or `--name=value`) spells the long
+/// option `listed` (with or without its dashes), and the inline value if
+/// any. GNU getopt_long, git's parse-options, argp and nopt accept any
+/// unambiguous prefix (`--forc` is `--force`); an ambiguous one makes the
+/// program refuse the command line, so reading a prefix as the option
+/// never misreads a command that runs. A prefix that ends where a word of
+/// the option ends (`--checkpoint` of `--checkpoint-action`, `--force` of
+/// `--force-with-lease`) is not read as it: such a prefix is usually an
+/// option of its own, which getopt_long prefers to any abbreviation.
+pub fn long_match<'t>(typed: &'t str, listed: &str) -> Option<Option<&'t str>> {
+    let body = typed.strip_prefix("--")?;
+    let (name, value) = match body.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (body, None),
+    };
+    let listed = listed.strip_prefix("--")?;
+    let rest = listed.strip_prefix(name)?;
+    (!name.is_empty() && !rest.starts_with('-')).then_some(value)
 }
 
 /// The value of an option given as `-o v`, `-ov`, `--out v` or `--out=v`.
@@ -54,10 +74,12 @@ pub fn option_value(args: &[Arg], short: Option<&str>, long: Option<&str>) -> Op
         if Some(t) == short || Some(t) == long {
             return Some(iter.next().map(|v| v.text.clone()).unwrap_or_default());
         }
-        if let Some(l) = long {
-            if let Some(v) = t.strip_prefix(l).and_then(|r| r.strip_prefix('=')) {
-                return Some(v.to_owned());
-            }
+        let exact_inline = long.and_then(|l| t.strip_prefix(l)?.strip_prefix('='));
+        match long.and_then(|l| long_match(t, l)) {
+            _ if exact_inline.is_some() => return exact_inline.map(str::to_owned),
+            Some(Some(v)) => return Some(v.to_owned()),
+            Some(None) => return Some(iter.next().map(|v| v.text.clone()).unwrap_or_default()),
+            None => {}
         }
         if let Some(s) = short {
             if let Some(v) = t
@@ -180,11 +202,13 @@ pub fn option_arg(args: &[Arg], short: Option<&str>, long: Option<&str>) -> Opti
         if t == "--" {
             break;
         }
-        if Some(t) == short || Some(t) == long {
+        let long_form = long.and_then(|l| long_match(t, l));
+        if Some(t) == short || Some(t) == long || long_form == Some(None) {
             return Some(iter.next().cloned().unwrap_or_else(|| Arg::literal("")));
         }
-        let inline = long
-            .and_then(|l| t.strip_prefix(l).and_then(|r| r.strip_prefix('=')))
+        let inline = long_form
+            .flatten()
+            .or_else(|| long.and_then(|l| t.strip_prefix(l)?.strip_prefix('=')))
             .or_else(|| {
                 short.and_then(|s| {
                     t.strip_prefix(s)

@@ -26,7 +26,7 @@ use rbv_protocol::Reversibility::Irreversible;
 pub fn classify(w: &Walker, name: &str, args: &[Arg]) -> Inspection {
     let recursive = args.iter().take_while(|a| a.text != "--").any(|a| {
         let t = a.text.as_str();
-        t == "--recursive"
+        super::argv::long_match(t, "--recursive").is_some()
             || (t.starts_with('-')
                 && !t.starts_with("--")
                 && t[1..].chars().all(|c| c.is_ascii_alphabetic())

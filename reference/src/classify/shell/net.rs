@@ -1,7 +1,7 @@
 //! Programs that talk to other hosts: where their effect lands is decided
 //! by the direction of the data and by the host (loopback or not).
 
-use super::argv::any_unresolved;
+use super::argv::{self, any_unresolved};
 use super::word::Arg;
 use super::{external, fetched, read, sensitive, unknown, write};
 use crate::classify::{fetch, Inspection};
@@ -57,7 +57,13 @@ pub fn curl(args: &[Arg]) -> Inspection {
     if any_unresolved(args) {
         return external("`curl` gets arguments known only at run time: it may upload");
     }
-    let (options, mut urls) = split_options(args, |name| CURL_VALUE.contains(&name));
+    let known: &[&[&str]] = &[
+        CURL_VALUE,
+        CURL_UPLOAD,
+        CURL_WRITE,
+        &["--get", "--remote-name"],
+    ];
+    let (options, mut urls) = split_options(args, known, |name| CURL_VALUE.contains(&name));
     let query = options.iter().any(|(n, _)| n == "-G" || n == "--get");
     let mut upload = None;
     let mut writes = false;
@@ -154,12 +160,17 @@ const WGET_LONG_VALUE: &[&str] = &[
     "--ca-certificate", "--certificate", "--private-key", "--config",
 ];
 
+/// wget's long options without a value that the inspector reads, so that
+/// an abbreviation is told apart from them.
+const WGET_FLAGS: &[&str] = &["--spider", "--quiet", "--verbose", "--no-verbose"];
+
 /// `wget`: downloads to a file by default.
 pub fn wget(args: &[Arg]) -> Inspection {
     if any_unresolved(args) {
         return external("`wget` gets arguments known only at run time: it may upload");
     }
-    let (options, urls) = split_options(args, |name| {
+    let known: &[&[&str]] = &[WGET_LONG_VALUE, WGET_FLAGS];
+    let (options, urls) = split_options(args, known, |name| {
         WGET_LONG_VALUE.contains(&name)
             || name
                 .strip_prefix('-')
@@ -213,8 +224,22 @@ pub fn wget(args: &[Arg]) -> Inspection {
 /// and the other words (the URLs).
 fn split_options(
     args: &[Arg],
+    known: &[&[&str]],
     takes_value: impl Fn(&str) -> bool,
 ) -> (Vec<(String, Option<String>)>, Vec<String>) {
+    // A long option abbreviated (`--data-b`, `--post-d=x`) is the one it
+    // abbreviates when that is the only one among the options read here.
+    let canonical = |typed: String| -> String {
+        let hits: std::collections::BTreeSet<&str> = known
+            .iter()
+            .flat_map(|list| list.iter().copied())
+            .filter(|l| l.starts_with("--") && argv::long_match(&typed, l).is_some())
+            .collect();
+        match hits.iter().next() {
+            Some(only) if hits.len() == 1 => (*only).to_owned(),
+            _ => typed,
+        }
+    };
     let mut options = Vec::new();
     let mut words = Vec::new();
     let mut i = 0;
@@ -223,8 +248,8 @@ fn split_options(
         i += 1;
         if let Some(long) = t.strip_prefix("--") {
             let (name, inline) = match long.split_once('=') {
-                Some((n, v)) => (format!("--{n}"), Some(v.to_owned())),
-                None => (t.to_owned(), None),
+                Some((n, v)) => (canonical(format!("--{n}")), Some(v.to_owned())),
+                None => (canonical(t.to_owned()), None),
             };
             let value = if inline.is_none() && takes_value(&name) {
                 i += 1;

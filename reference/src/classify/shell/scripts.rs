@@ -112,6 +112,11 @@ pub fn sed(args: &[Arg]) -> Inspection {
             scripts.push(first);
         }
     }
+    // The files `-i` edits: the operands that are not the script.
+    let files: Vec<&Arg> = super::argv::operands(args)
+        .into_iter()
+        .filter(|f| !scripts.iter().any(|s| std::ptr::eq(*s, *f)))
+        .collect();
     for s in scripts {
         let text = s.text.strip_prefix("--expression=").unwrap_or(&s.text);
         if !s.resolved {
@@ -122,7 +127,11 @@ pub fn sed(args: &[Arg]) -> Inspection {
         }
     }
     if in_place {
-        write("`sed -i` edits files in place (taken as tracked workspace files)")
+        let found = write("`sed -i` edits files in place (taken as tracked workspace files)");
+        files
+            .iter()
+            .filter_map(|f| super::place::write(f, None, "`sed -i` edits"))
+            .fold(found, Inspection::join)
     } else {
         read("`sed` prints its result")
     }
