@@ -19,7 +19,7 @@ const POINTER_ROOM: usize = 512;
 /// The Markdown summary, through `text::markdown` as a whole, at most
 /// [`MAX_BYTES`].
 pub fn render(report: &Report) -> String {
-    let mut text = crate::text::markdown(&body(report));
+    let mut text = crate::text::markdown(body(report));
     if text.len() > MAX_BYTES {
         // Only a header grown past all bounds gets here (the failures are
         // budgeted below); it holds no fenced block, so a cut at a line
