@@ -144,6 +144,14 @@ pub trait Transport {
         false
     }
 
+    /// Whether the implementation had ended before the current case's
+    /// first request reached it (it read none of it): the case's crash is
+    /// then no fault of the case, which the worker runs again on a fresh
+    /// connection (see `worker::run_pool`).
+    fn unreached(&self) -> bool {
+        false
+    }
+
     /// The connection's last case is over: whatever the implementation
     /// writes from now until its output ends (bounded in time) answers
     /// nothing, and is that case's protocol error.

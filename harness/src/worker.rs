@@ -89,14 +89,31 @@ pub fn run_pool(
             }
             n += 1;
             let session = format!("{worker}-{n}");
-            let live = transport.as_deref_mut().expect("connected above");
             let started = Instant::now();
-            let outcome = catch_unwind(AssertUnwindSafe(|| execute(case, live, &session)));
-            let duration = started.elapsed();
-            let (mut verdict, run) = match outcome {
-                Ok(run) => (run.verdict.clone(), Some(run)),
-                Err(panic) => (harness_panic(panic), None),
+            let mut restarted = false;
+            let (mut verdict, run) = loop {
+                let live = transport.as_deref_mut().expect("connected above");
+                let outcome = catch_unwind(AssertUnwindSafe(|| execute(case, live, &session)));
+                let ran = match outcome {
+                    Ok(run) => (run.verdict.clone(), Some(run)),
+                    Err(panic) => (harness_panic(panic), None),
+                };
+                // The one place a restart is attributed: a child that had
+                // ended before this case's first request reached it died
+                // of the case before (after its last answer), not of this
+                // one, which runs once more on a fresh child. A crash
+                // while the case is in flight stays its own.
+                if restarted || !matches!(ran.0, Verdict::Error(_)) || !live.unreached() {
+                    break ran;
+                }
+                restarted = true;
+                match connect_with_retries(connect) {
+                    Ok(fresh) => transport = Some(fresh),
+                    Err(_) => break ran,
+                }
             };
+            let duration = started.elapsed();
+            let live = transport.as_deref_mut().expect("connected above");
             if !matches!(verdict, Verdict::Error(_)) {
                 // An answer that came after the case's last one is
                 // this case's fault, not the next one's.

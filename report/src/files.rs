@@ -54,6 +54,21 @@ pub fn refuse_links(root: &Path, path: &Path) -> io::Result<()> {
 /// goes where it leads (a link to nothing is an error). What is planted
 /// inside it is never followed.
 pub fn write_unit(dir: &Path, files: &[(&str, Vec<u8>)]) -> io::Result<()> {
+    let names: Vec<&str> = files.iter().map(|(name, _)| *name).collect();
+    let mut bytes = files.iter().map(|(_, b)| b);
+    write_unit_with(dir, &names, |_| {
+        Ok(bytes.next().expect("one per name").clone())
+    })
+}
+
+/// [`write_unit`] of the files `names`, each made by `make` just before it
+/// is written and dropped after: a report's documents (tens of megabytes
+/// with huge failure messages) are never all in memory at once.
+pub fn write_unit_with(
+    dir: &Path,
+    names: &[&str],
+    mut make: impl FnMut(&str) -> io::Result<Vec<u8>>,
+) -> io::Result<()> {
     let resolved;
     let dir = match std::fs::symlink_metadata(dir) {
         Ok(m) if m.file_type().is_symlink() => {
@@ -79,14 +94,15 @@ pub fn write_unit(dir: &Path, files: &[(&str, Vec<u8>)]) -> io::Result<()> {
     let staging = tempfile::Builder::new()
         .prefix(".rbv-report-")
         .tempdir_in(dir)?;
-    for (name, bytes) in files {
+    for name in names {
+        let bytes = make(name)?;
         let mut file = std::fs::File::create_new(staging.path().join(name))?;
-        file.write_all(bytes)?;
+        file.write_all(&bytes)?;
         file.sync_data()?;
     }
     // Whatever would stop a rename (a directory of that name) stops the
     // write before the previous report is touched.
-    for (name, _) in files {
+    for name in names {
         if std::fs::symlink_metadata(dir.join(name)).is_ok_and(|m| m.is_dir()) {
             return Err(io::Error::other(format!(
                 "{} is in the way: a directory",
@@ -94,7 +110,7 @@ pub fn write_unit(dir: &Path, files: &[(&str, Vec<u8>)]) -> io::Result<()> {
             )));
         }
     }
-    for (name, _) in files {
+    for name in names {
         // A link or a stale file of that name goes first: rename would
         // replace it anyway, but a failure midway must not leave it.
         match std::fs::remove_file(dir.join(name)) {
@@ -102,7 +118,7 @@ pub fn write_unit(dir: &Path, files: &[(&str, Vec<u8>)]) -> io::Result<()> {
             _ => {}
         }
     }
-    for (name, _) in files {
+    for name in names {
         std::fs::rename(staging.path().join(name), dir.join(name))?;
     }
     Ok(())

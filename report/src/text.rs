@@ -100,10 +100,7 @@ pub fn xml_allowed(c: char) -> bool {
 /// `text` with every character XML cannot hold (controls, U+FFFE, U+FFFF,
 /// …) replaced by U+FFFD, and bidirectional controls shown as escapes.
 pub fn xml(text: &str) -> String {
-    if text
-        .chars()
-        .all(|c| xml_allowed(c) && !is_hostile(c) || matches!(c, '\t' | '\n'))
-    {
+    if xml_clean(text) {
         return text.to_owned();
     }
     let mut out = String::with_capacity(text.len());
@@ -122,7 +119,7 @@ pub fn xml(text: &str) -> String {
 /// newline, the tab and the zero-width space shown as an escape. The
 /// zero-width spaces are the ones [`unlinked`] put in to break links and
 /// mentions (it escaped any the text itself held).
-pub fn markdown(document: &str) -> String {
+pub fn markdown(document: String) -> String {
     passed(document, |c| {
         !matches!(c, '\n' | '\t' | '\u{200b}') && is_hostile(c)
     })
@@ -130,14 +127,15 @@ pub fn markdown(document: &str) -> String {
 
 /// The last pass over rbv's whole terminal output (uncolored): every
 /// hostile character but the newline and the tab shown as an escape.
-pub fn console(document: &str) -> String {
+pub fn console(document: String) -> String {
     passed(document, |c| !matches!(c, '\n' | '\t') && is_hostile(c))
 }
 
-/// `document` with every character `bad` says is hostile shown by [`escaped`].
-fn passed(document: &str, bad: impl Fn(char) -> bool) -> String {
+/// `document` with every character `bad` says is hostile shown by
+/// [`escaped`]; moved, not copied, when it holds none.
+fn passed(document: String, bad: impl Fn(char) -> bool) -> String {
     if !document.chars().any(&bad) {
-        return document.to_owned();
+        return document;
     }
     let mut out = String::with_capacity(document.len() + 64);
     for c in document.chars() {
@@ -156,10 +154,10 @@ fn passed(document: &str, bad: impl Fn(char) -> bool) -> String {
 /// escapes. (Only inside strings can such characters be; serde_json has
 /// already escaped C0 controls there, and the newline outside them is
 /// the pretty printer's.)
-pub fn json(document: &str) -> String {
+pub fn json(document: String) -> String {
     let bad = |c: char| c != '\n' && (is_hostile(c) || !xml_allowed(c));
     if !document.chars().any(bad) {
-        return document.to_owned();
+        return document;
     }
     use std::fmt::Write;
     let mut out = String::with_capacity(document.len() + 64);
@@ -174,6 +172,21 @@ pub fn json(document: &str) -> String {
         }
     }
     out
+}
+
+fn xml_clean(text: &str) -> bool {
+    text.chars()
+        .all(|c| xml_allowed(c) && !is_hostile(c) || matches!(c, '\t' | '\n'))
+}
+
+/// A whole XML or HTML document through [`xml`]; moved, not copied, when
+/// it holds nothing to change (a report's documents are megabytes).
+pub fn xml_document(document: String) -> String {
+    if xml_clean(&document) {
+        document
+    } else {
+        xml(&document)
+    }
 }
 
 /// The marker [`cap`] leaves: `… [N bytes cut of M]`.
@@ -236,15 +249,15 @@ mod tests {
     fn document_passes_leave_nothing_that_acts() {
         let evil = "a\u{1b}[2J\u{9b}\u{202e}\u{200b}\u{fffe}\n\tb";
         assert_eq!(
-            markdown(evil),
+            markdown(evil.to_owned()),
             "a\\x1b[2J\\u{9b}\\u{202e}\u{200b}\u{fffe}\n\tb"
         );
         assert_eq!(
-            console(evil),
+            console(evil.to_owned()),
             "a\\x1b[2J\\u{9b}\\u{202e}\\u{200b}\u{fffe}\n\tb"
         );
         let doc = format!("{{\n  \"k\": {}\n}}", serde_json::to_string(evil).unwrap());
-        let safe = json(&doc);
+        let safe = json(doc);
         assert!(!safe
             .chars()
             .any(|c| c != '\n' && is_hostile(c) || !xml_allowed(c)));

@@ -113,6 +113,11 @@ pub struct ProcessTransport {
     broken: Option<AdapterError>,
     /// A line that answered no request in flight was read (`Transport::stray`).
     stray: bool,
+    /// Answers read since the case began (`Transport::begin_case`).
+    case_answers: usize,
+    /// The child had ended before the case's first request reached it
+    /// (`Transport::unreached`).
+    unreached: bool,
     /// How it was started, to start a fresh one (`before_handshake`).
     config: ProcessConfig,
 }
@@ -235,6 +240,8 @@ impl ProcessTransport {
             validate: config.validate.clone(),
             broken: None,
             stray: false,
+            case_answers: 0,
+            unreached: false,
             config: config.clone(),
         })
     }
@@ -379,6 +386,7 @@ impl ProcessTransport {
                     return Err(self.fail(ErrorKind::Garbage, message, Some(&line)));
                 }
                 Some(Line::Eof) => {
+                    self.unreached = self.case_answers == 0 && self.never_read(sent);
                     let message = "the child closed stdout instead of answering".to_owned();
                     return Err(self.fail(ErrorKind::Crash, message, None));
                 }
@@ -522,6 +530,7 @@ impl Transport for ProcessTransport {
                     let (index, obs) = self.accept(text, session, &pending)?;
                     pending.retain(|_, i| *i != index);
                     answers[index] = Some(obs);
+                    self.case_answers += 1;
                     deadline = self.answer_deadline();
                     continue;
                 }
@@ -534,6 +543,7 @@ impl Transport for ProcessTransport {
                     ));
                 }
                 Some(Line::Eof) => {
+                    self.unreached = self.case_answers == 0 && self.never_read(sent);
                     let message = format!(
                         "the child closed stdout with {} answers missing",
                         pending.len()
@@ -593,12 +603,33 @@ impl Transport for ProcessTransport {
         self.stray
     }
 
+    fn begin_case(&mut self) {
+        self.case_answers = 0;
+    }
+
+    fn unreached(&self) -> bool {
+        self.unreached
+    }
+
     fn settle(&mut self) -> Result<(), AdapterError> {
         self.settle_output()
     }
 }
 
 impl ProcessTransport {
+    /// Whether the child ended without reading any of the `sent` bytes
+    /// just written: they are all still in its stdin pipe (or the pipe was
+    /// closed before any could be written). It died before the request
+    /// reached it, not of it.
+    fn never_read(&self, sent: usize) -> bool {
+        match &self.stdin {
+            Some(stdin) => {
+                sent > 0 && rustix::io::ioctl_fionread(stdin).is_ok_and(|n| n >= sent as u64)
+            }
+            None => sent == 0,
+        }
+    }
+
     /// When the next answer is due: one timeout from now, and never after
     /// the run's deadline.
     fn answer_deadline(&self) -> Instant {

@@ -82,7 +82,7 @@ impl Style {
 /// summary. Built plain, through `text::console` as a whole (whatever a
 /// field's own escaping missed), then colored.
 pub fn render(outcome: &RunOutcome, style: Style) -> String {
-    style.colored(rbv_report::text::console(&plain(outcome)))
+    style.colored(rbv_report::text::console(plain(outcome)))
 }
 
 fn plain(outcome: &RunOutcome) -> String {

@@ -55,6 +55,8 @@ with `auto` for reversible-local-trusted, else `escalate`; then it misbehaves as
                       50 ms later
   early               answers every request, then at once the answer to the
                       request with the next id, which does not exist yet
+  exit-after N        behaves well, but exits after its Nth answer (of its
+                      life: a restart counts anew), before the next request
   scripted FILE       FILE is JSON: its "handshake" keys replace those of the
                       handshake answer, its "stderr" goes to stderr at the
                       start, and the Nth request after any handshake (N
@@ -70,7 +72,7 @@ import time
 
 MODE = sys.argv[1]
 DELAY = float(sys.argv[2]) if MODE == "slow" and len(sys.argv) > 2 else 0.0
-SIZE = int(sys.argv[2]) if MODE in ("big-extra", "big-message") else 0
+SIZE = int(sys.argv[2]) if MODE in ("big-extra", "big-message", "exit-after") else 0
 EVIL = ("\x1b[2J\x1b]8;;http://evil.example\x07click\x1b]8;;\x07 \u202egnp.exe\ufffe"
         "\nrbv: 999 passed, 0 failed, 0 skipped\n::warning::pwned"
         "\r\n  ::error::also @octocat https://evil.example/x [a](http://evil.example)")
@@ -350,6 +352,8 @@ def main():
             send(out)
             continue
         send(answer(req))
+        if MODE == "exit-after" and served == SIZE:
+            sys.exit(0)
     if MODE == "kill-launcher":
         stubborn_after_eof()
 

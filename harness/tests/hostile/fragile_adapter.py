@@ -10,6 +10,11 @@ except on the kind of line its first argument names:
                     with the rounded id)
   trim-blank        skips every line str.strip() empties (U+000B, U+00A0,
                     U+001C, ...), not only blank ones, as the SDKs once did
+  every N           exits on every Nth request after the handshake: on the
+                    Nth of its life, unanswered (a restart starts counting
+                    anew)
+  after N           exits after answering the Nth request after the
+                    handshake (of its life), before the next one arrives
   none              forwards everything (the control)
 
 Such an adapter judges every operation exactly as the real one does: only
@@ -25,7 +30,12 @@ KNOWN = {"handshake", "load_plugins", "validate_manifest", "project", "record_ev
 
 
 def main():
+    mode = sys.argv[1]
+    every = 0
+    if mode in ("every", "after"):
+        every, sys.argv = int(sys.argv[2]), sys.argv[:2] + sys.argv[3:]
     mode, sep, command = sys.argv[1], sys.argv[2], sys.argv[3:]
+    served = 0
     assert sep == "--", "usage: fragile_adapter.py MODE -- COMMAND..."
     child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     shaken = False
@@ -46,6 +56,10 @@ def main():
                 sys.exit(f"fragile: unknown type {kind!r}, giving up")
             if mode == "before-handshake" and not shaken and kind != "handshake":
                 sys.exit("fragile: no handshake yet, giving up")
+            if every and kind != "handshake":
+                served += 1
+                if served == every and mode == "every":
+                    sys.exit(f"fragile: request {served}, giving up")
             shaken = shaken or kind == "handshake"
         child.stdin.write(line if line.endswith("\n") else line + "\n")
         child.stdin.flush()
@@ -57,6 +71,8 @@ def main():
             answer = json.dumps(parsed) + "\n"
         sys.stdout.write(answer)
         sys.stdout.flush()
+        if mode == "after" and served == every:
+            sys.exit(0)
 
 
 if __name__ == "__main__":

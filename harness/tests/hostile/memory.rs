@@ -72,4 +72,9 @@ fn megabyte_messages_are_cut_with_a_marker_and_every_output_stays_small() {
     }
     let json = std::fs::read_to_string(dir.join("report.json")).unwrap();
     assert!(json.contains("bytes cut of 1000"), "the cut is marked");
+    // A summary meant for a pull-request comment stays small, and says
+    // where the rest is.
+    let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(md.len() <= 64 * 1024, "summary.md is {} bytes", md.len());
+    assert!(md.contains("report.json"), "{md}");
 }

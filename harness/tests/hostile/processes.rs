@@ -239,3 +239,34 @@ fn no_case_passes_during_or_before_a_protocol_violation() {
         }
     }
 }
+
+/// A child that exits after a case's last answer (here after each first
+/// answer of its life) is restarted for the next case, which runs on the
+/// fresh one: a crash errors only the case in flight, never the cases
+/// after it.
+#[test]
+fn a_child_that_ends_between_cases_costs_only_the_cases_in_flight() {
+    let one_step: Vec<String> = (0..6)
+        .map(|i| {
+            format!(
+                "id: hostile/one-step-{i}\nrequirements: [RBV-PRJ-001]\nsource: {{note: hostile battery}}\n\
+                 steps:\n  - project: {{reversibility: irreversible, scope: local, trust: trusted}}\n    \
+                 expect: {{band: escalate}}\n"
+            )
+        })
+        .collect();
+    let one_step = one_step.join("---\n");
+    let suite = suite_of(&[&one_step, CASES]);
+    for round in 0..3 {
+        let outcome = run_suite(
+            &suite,
+            Target::Process(fake("exit-after 1", Duration::from_secs(5))),
+            Duration::from_secs(30),
+        );
+        for (id, kind) in error_kinds(&outcome) {
+            // A two-step case is in flight when its child ends.
+            let expected = id.contains("two-steps").then_some(ErrorKind::Crash);
+            assert_eq!(kind, expected, "{id} (round {round})");
+        }
+    }
+}

@@ -89,5 +89,5 @@ pub fn render(report: &Report) -> String {
         lx = lw / 2.0,
         mx = lw + mw / 2.0,
     );
-    crate::text::xml(&document)
+    crate::text::xml_document(document)
 }

@@ -8,7 +8,7 @@ use std::io;
 pub fn render(report: &Report) -> io::Result<String> {
     let mut text = serde_json::to_string_pretty(report)?;
     text.push('\n');
-    Ok(crate::text::json(&text))
+    Ok(crate::text::json(text))
 }
 
 /// A JSON Schema (draft 2020-12) of `report.json`.

@@ -37,7 +37,7 @@ pub fn render(report: &Report) -> io::Result<String> {
         junit.add_test_suite(suite);
     }
     let document = junit.to_string().map_err(io::Error::other)?;
-    Ok(crate::text::xml(&document))
+    Ok(crate::text::xml_document(document))
 }
 
 /// The certificate and the run's conditions, as properties of every

@@ -8,8 +8,36 @@ use std::fmt::Write;
 /// How many failures the summary shows in full.
 pub const MAX_FAILURES: usize = 20;
 
-/// The Markdown summary, through `text::markdown` as a whole.
+/// The most summary.md may hold: a pull-request comment, which GitHub
+/// caps at 65,536 characters. Failures that would not fit are left to
+/// report.json and report.html, and the summary says so.
+pub const MAX_BYTES: usize = 64 * 1024;
+
+/// Room kept under [`MAX_BYTES`] for the line that names what was left out.
+const POINTER_ROOM: usize = 512;
+
+/// The Markdown summary, through `text::markdown` as a whole, at most
+/// [`MAX_BYTES`].
 pub fn render(report: &Report) -> String {
+    let mut text = crate::text::markdown(body(report));
+    if text.len() > MAX_BYTES {
+        // Only a header grown past all bounds gets here (the failures are
+        // budgeted below); it holds no fenced block, so a cut at a line
+        // leaves nothing open.
+        let mut end = MAX_BYTES - POINTER_ROOM;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let end = text[..end].rfind('\n').map_or(0, |i| i + 1);
+        text.truncate(end);
+        text.push_str(&format!(
+            "\n… cut at {MAX_BYTES} bytes: the whole report is in `report.json`.\n"
+        ));
+    }
+    text
+}
+
+fn body(report: &Report) -> String {
     let mut out = String::new();
     let s = &report.summary;
     let _ = writeln!(
@@ -93,23 +121,34 @@ pub fn render(report: &Report) -> String {
         out.push_str("No failures.\n");
         return out;
     }
-    let _ = writeln!(
-        out,
-        "### Failures ({} of {})\n",
-        failures.len().min(MAX_FAILURES),
-        failures.len()
-    );
+    // The heading counts what is shown, so the blocks are made first.
+    let heading_room = 64;
+    let mut blocks = String::new();
+    let mut shown = 0;
     for case in failures.iter().take(MAX_FAILURES) {
-        failure(case, &mut out);
+        let mut block = String::new();
+        failure(case, &mut block);
+        if out.len() + heading_room + blocks.len() + block.len() > MAX_BYTES - POINTER_ROOM {
+            break;
+        }
+        blocks.push_str(&block);
+        shown += 1;
     }
-    if failures.len() > MAX_FAILURES {
+    let _ = writeln!(out, "### Failures ({shown} of {})\n", failures.len());
+    out.push_str(&blocks);
+    if failures.len() > shown {
+        let why = if shown < failures.len().min(MAX_FAILURES) {
+            format!(" (summary.md stays under {MAX_BYTES} bytes)")
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "… and {} more: see `report.html`.",
-            failures.len() - MAX_FAILURES
+            "… and {} more{why}: see `report.json` or `report.html`.",
+            failures.len() - shown
         );
     }
-    crate::text::markdown(&out)
+    out
 }
 
 /// What the run certifies, the certified levels first (a partial run:

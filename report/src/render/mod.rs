@@ -23,19 +23,26 @@ pub const BADGE_SVG: &str = "badge.svg";
 /// `report.html` and `badge.svg` into `dir` (created if missing), as one
 /// unit and never through a link (see [`crate::files::write_unit`]).
 pub fn write_all(report: &Report, dir: &Path) -> io::Result<()> {
-    let files = [
-        (REPORT_JSON, json::render(report)?),
-        (SCHEMA_JSON, json::schema()),
-        (JUNIT_XML, junit::render(report)?),
-        (SUMMARY_MD, markdown::render(report)),
-        (REPORT_HTML, html::render(report)),
-        (BADGE_SVG, badge::render(report)),
+    let names = [
+        REPORT_JSON,
+        SCHEMA_JSON,
+        JUNIT_XML,
+        SUMMARY_MD,
+        REPORT_HTML,
+        BADGE_SVG,
     ];
-    let files: Vec<(&str, Vec<u8>)> = files
-        .into_iter()
-        .map(|(name, text)| (name, text.into_bytes()))
-        .collect();
-    crate::files::write_unit(dir, &files)
+    // One document at a time: each is written and dropped before the next.
+    crate::files::write_unit_with(dir, &names, |name| {
+        let text = match name {
+            REPORT_JSON => json::render(report)?,
+            SCHEMA_JSON => json::schema(),
+            JUNIT_XML => junit::render(report)?,
+            SUMMARY_MD => markdown::render(report),
+            REPORT_HTML => html::render(report),
+            _ => badge::render(report),
+        };
+        Ok(text.into_bytes())
+    })
 }
 
 /// Escapes text for HTML and XML content and attribute values. Beyond the

@@ -48,6 +48,7 @@ impl ProcessTransport {
         batch.push(b'\n');
         let text = self.next_answer(&batch)?;
         let value = self.parse_answer(&text)?;
+        self.case_answers += 1;
         let response = Response::from_json(&value).map_err(|e| e.to_string());
         let answer = Observation {
             line: text,

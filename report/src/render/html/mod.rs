@@ -24,7 +24,7 @@ pub fn page(title: &str, body: &str) -> String {
         assets::CSS,
         assets::JS
     );
-    crate::text::xml(&document)
+    crate::text::xml_document(document)
 }
 
 /// The report page.
