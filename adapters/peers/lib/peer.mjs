@@ -8,7 +8,6 @@
 // answers ever reaches stdout: console output of the wrapped packages is
 // redirected to stderr before they are imported.
 
-import readline from "node:readline";
 
 const realWrite = process.stdout.write.bind(process.stdout);
 // Wrapped packages may log with console.log/info; stdout is the protocol's.
@@ -264,15 +263,30 @@ export function serve(peer) {
 
   // Answers may finish out of order (the protocol matches them by id), but
   // each is written whole, on one line.
-  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  // Lines end at "\n" only (a "\r" before it is dropped): readline would
+  // also split at a lone "\r", which is part of a line that must be answered.
   const pending = new Set();
-  rl.on("line", (line) => {
-    if (!line.trim()) return;
+  const onLine = (line) => {
+    // Blank is spaces and tabs only (PROTOCOL.md §1): trim() also empties
+    // U+000B, U+00A0 or a BOM, lines that must be answered.
+    if (/^[ \t]*$/.test(line)) return;
     const p = answer(line).then(write, (e) => console.error("unanswerable line:", e));
     pending.add(p);
     p.finally(() => pending.delete(p));
+  };
+  let buffered = "";
+  process.stdin.setEncoding("utf8");
+  process.stdin.on("data", (chunk) => {
+    buffered += chunk;
+    let at;
+    while ((at = buffered.indexOf("\n")) >= 0) {
+      const line = buffered.slice(0, at);
+      buffered = buffered.slice(at + 1);
+      onLine(line.endsWith("\r") ? line.slice(0, -1) : line);
+    }
   });
-  rl.on("close", async () => {
+  process.stdin.on("end", async () => {
+    if (buffered) onLine(buffered);
     await Promise.allSettled([...pending]);
     process.exit(0);
   });

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import io
 import json
 import logging
 import os
@@ -266,8 +267,11 @@ class Adapter:
 
 def main() -> int:
     adapter = Adapter()
-    for line in sys.stdin:
-        if line.strip():
+    # Lines end at "\n" only (universal newlines would split at a lone "\r"),
+    # and blank is spaces and tabs only (PROTOCOL.md §1): str.strip() also
+    # empties U+000B, U+001C or U+00A0, lines that must be answered.
+    for line in io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline="\n"):
+        if line.rstrip("\n").removesuffix("\r").strip(" \t"):
             sys.stdout.write(json.dumps(adapter.answer(line), ensure_ascii=False) + "\n")
             sys.stdout.flush()
     return 0
