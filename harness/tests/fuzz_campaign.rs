@@ -171,6 +171,7 @@ fn a_client_that_learned_the_cases_loses_precise_to_the_campaign() {
         budget: Duration::from_secs(60),
         max_execs: Some(400),
         seed: 1,
+        deadline: None,
     };
     let mut subject = OverTransport::new(connect.connect().expect("connects"));
     let ran = campaign::run(&plan, &mut subject, &mut |_, _| {});
@@ -231,6 +232,7 @@ fn a_client_that_dies_on_what_it_did_not_learn_loses_its_level() {
         budget: Duration::from_secs(60),
         max_execs: Some(400),
         seed: 1,
+        deadline: None,
     };
     // Not restartable: the first death ends the target.
     let mut subject = OverTransport::new(connect.connect().expect("connects"));

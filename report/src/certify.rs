@@ -21,10 +21,9 @@
 //! earns none.
 
 use crate::model::{
-    CapabilityLevel, CapabilityStatus, CaseResult, Certification, Conditions, Counts, FuzzFinding,
-    Level, LevelBlockers, PartialRun, BASE,
+    plural, CapabilityLevel, CapabilityStatus, CaseResult, Certification, Conditions, Counts,
+    FuzzFinding, Level, LevelBlockers, PartialRun, BASE,
 };
-use crate::render::markdown::plural;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The certificate and what it makes of the whole run.
@@ -258,13 +257,14 @@ pub fn levels(cert: &Certification, cases: &[CaseResult]) -> String {
     if let Some(p) = cert.partial {
         return format!("{}: no level", p.label());
     }
+    let by_id: BTreeMap<&str, &CaseResult> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
     let mut by_level: BTreeMap<Level, Vec<String>> = BTreeMap::new();
     for c in &cert.capabilities {
         if let Some(l) = c.level {
             by_level
                 .entry(l)
                 .or_default()
-                .push(group_entry(c, l, cases));
+                .push(group_entry(c, l, &by_id));
         }
     }
     if by_level.is_empty() {
@@ -281,7 +281,7 @@ pub fn levels(cert: &Certification, cases: &[CaseResult]) -> String {
 /// A judged group in the statement: `sql`, `sql (blocked by 3 cases)`
 /// below Precise, `sql (2 SHOULD cases fail)` beside failures that block
 /// no level.
-fn group_entry(c: &CapabilityLevel, level: Level, cases: &[CaseResult]) -> String {
+fn group_entry(c: &CapabilityLevel, level: Level, cases: &BTreeMap<&str, &CaseResult>) -> String {
     let mut notes = Vec::new();
     if level.next().is_some() {
         let n = c.next_blockers().len();
@@ -294,8 +294,7 @@ fn group_entry(c: &CapabilityLevel, level: Level, cases: &[CaseResult]) -> Strin
         let mut by_req: BTreeMap<&str, usize> = BTreeMap::new();
         for id in &c.failing_outside_levels {
             let strongest = cases
-                .iter()
-                .find(|k| &k.id == id)
+                .get(id.as_str())
                 .and_then(|k| k.requirements.iter().filter_map(|r| r.level).min())
                 .map_or("uncatalogued", |l| l.as_str());
             *by_req.entry(strongest).or_default() += 1;

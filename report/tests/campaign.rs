@@ -55,6 +55,7 @@ fn campaign(findings: usize) -> Campaign {
             elapsed_ms: 180_000.0,
             findings: 0,
             restarts: 0,
+            cut_short: false,
             incomplete: None,
         }],
         not_fuzzed: vec!["audit".into()],

@@ -348,10 +348,7 @@ fn summary(found: &[crate::fuzz::driver::Found], shown: usize) -> String {
         } else {
             "  (not kept: --max-findings)"
         };
-        let case: String = f.signature[..4]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let case = crate::fuzz::finding::hex(&f.signature[..4]);
         out.push_str(&format!(
             "#   {family:<28} {requirement:<12} {:<9} case {case} x{}{kept}\n",
             match kind {

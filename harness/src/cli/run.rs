@@ -223,7 +223,11 @@ impl RunArgs {
         // Before the spawn, which inherits it: the fuzzer and the child take
         // strict turns, and a turn across CPUs costs a wakeup (`rbv fuzz`).
         crate::adapter::affinity::pin_current_thread_here();
-        let target = Target::Process(self.process_config(&Profile::default())?);
+        let mut config = self.process_config(&Profile::default())?;
+        // The campaign caps its own time by the deadline (`campaign::Plan`):
+        // a request cut off by it would read as the implementation's failure.
+        config.deadline = None;
+        let target = Target::Process(config);
         let transport = target.connect().map_err(|e| {
             anyhow::anyhow!("cannot start the implementation to fuzz it: {}", e.message)
         })?;
@@ -240,6 +244,7 @@ impl RunArgs {
             budget,
             max_execs: self.fuzz_execs,
             seed: self.seed,
+            deadline: self.deadline_at,
         };
         let mut subject = self.fuzz_subject()?;
         let mut current = String::new();
@@ -304,7 +309,8 @@ impl RunArgs {
                     .collect()
             },
         );
-        Ok((report.clone(), campaign_lines(&report)))
+        let lines = campaign_lines(&report);
+        Ok((report, lines))
     }
 }
 
@@ -324,9 +330,7 @@ fn campaign_lines(c: &rbv_report::model::Campaign) -> Vec<String> {
             t.elapsed_ms / 1000.0,
             t.findings
         );
-        if let Some(why) = &t.incomplete {
-            line.push_str(&format!(" (stopped: {why})"));
-        }
+        line.push_str(&t.short_of_budget());
         lines.push(line);
     }
     for (i, f) in c.findings.iter().enumerate() {

@@ -11,9 +11,11 @@
 //! so that the share of target T is `rbv fuzz --target T --seed S
 //! --max-execs N` run alone; with an exec budget that no time share cuts
 //! short, the same seed and binary give the same campaign on any machine.
+//! The run's deadline caps every share: a target it ends early is recorded
+//! as cut short, never as the implementation's failure.
 
 use super::driver::{drive_with, Options, Outcome, Tick};
-use super::finding::artifact_hash;
+use super::finding::{artifact_hash, hex};
 use super::reach::{self, Production};
 
 use super::subject::Subject;
@@ -23,7 +25,7 @@ use crate::verdict::FailKind;
 use rbv_protocol::Capability;
 use rbv_report::model as m;
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What the campaign may spend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +35,8 @@ pub struct Plan {
     /// The whole campaign's execs (`--fuzz-execs`).
     pub max_execs: Option<u64>,
     pub seed: u64,
+    /// The run's deadline (`--deadline`), if the campaign must end by it.
+    pub deadline: Option<Instant>,
 }
 
 /// The targets a campaign runs against an implementation that claims what
@@ -71,6 +75,8 @@ pub struct TargetRun {
     pub outcome: Outcome,
     /// The generator productions its execs built.
     pub fired: BTreeMap<Production, u64>,
+    /// The run's deadline ended it before its share of the budget.
+    pub cut_short: bool,
 }
 
 /// A campaign as it ran.
@@ -92,13 +98,22 @@ pub fn run(plan: &Plan, subject: &mut dyn Subject, tick: &mut dyn FnMut(&str, Ti
         .collect();
     let mut runs = Vec::with_capacity(chosen.len());
     for (i, target) in chosen.iter().enumerate() {
-        let options = share(plan, chosen.len(), i);
+        let mut options = share(plan, chosen.len(), i);
+        let left = plan
+            .deadline
+            .map(|d| d.saturating_duration_since(Instant::now()));
+        let capped = left.is_some_and(|left| left < options.time);
+        if let Some(left) = left {
+            options.time = options.time.min(left);
+        }
         let (outcome, fired) =
             reach::record(|| drive_with(target, subject, &options, &mut |t| tick(target.name, t)));
+        let cut_short = capped && outcome.died.is_none() && outcome.execs < options.max_execs;
         runs.push(TargetRun {
             target,
             outcome,
             fired,
+            cut_short,
         });
     }
     Run {
@@ -112,10 +127,6 @@ fn names(caps: impl IntoIterator<Item = Capability>) -> Vec<String> {
     let mut v: Vec<String> = caps.into_iter().map(|c| c.as_str().to_owned()).collect();
     v.sort();
     v
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl Run {
@@ -151,6 +162,7 @@ impl Run {
                 elapsed_ms: m::round_ms(outcome.elapsed.as_secs_f64() * 1000.0),
                 findings: outcome.found.len(),
                 restarts: outcome.restarts,
+                cut_short: run.cut_short,
                 incomplete: outcome
                     .died
                     .as_deref()
@@ -209,24 +221,11 @@ fn stopped(
     execs: u64,
     catalogue: &Catalogue,
 ) -> m::FuzzFinding {
-    let requirement = super::req::PROTOCOL_SURVIVAL;
-    let mut result = m::CaseResult::new(
-        format!("{}{}/stopped", m::FINDING_PREFIX, target.name),
-        m::Verdict::Fail {
-            kind: m::FailKind::Fuzz,
-        },
-    );
+    let mut result = fuzz_result(target, "stopped", super::req::PROTOCOL_SURVIVAL, catalogue);
     result.title = Some(format!(
         "the implementation stopped answering {}",
         target.name
     ));
-    result.requirements = vec![m::RequirementRef {
-        id: requirement.to_owned(),
-        level: catalogue
-            .requirement(requirement)
-            .map(|r| crate::reporting::level(r.level)),
-    }];
-    result.tags = vec!["fuzz".to_owned(), target.name.to_owned()];
     // A gate that dies is a gate that does not answer: the unsafe side.
     result.guards = m::Sides {
         unsafe_side: true,
@@ -251,6 +250,30 @@ fn stopped(
     }
 }
 
+/// The failing result `fuzz/<target>/<tail>` of kind `fuzz`, breaking
+/// `requirement`: what every finding of a campaign counts as.
+fn fuzz_result(
+    target: &Target,
+    tail: &str,
+    requirement: &str,
+    catalogue: &Catalogue,
+) -> m::CaseResult {
+    let mut result = m::CaseResult::new(
+        format!("{}{}/{tail}", m::FINDING_PREFIX, target.name),
+        m::Verdict::Fail {
+            kind: m::FailKind::Fuzz,
+        },
+    );
+    result.requirements = vec![m::RequirementRef {
+        id: requirement.to_owned(),
+        level: catalogue
+            .requirement(requirement)
+            .map(|r| crate::reporting::level(r.level)),
+    }];
+    result.tags = vec!["fuzz".to_owned(), target.name.to_owned()];
+    result
+}
+
 /// A finding as the failing result of the capability whose rule it breaks.
 fn finding(
     target: &Target,
@@ -260,20 +283,10 @@ fn finding(
 ) -> m::FuzzFinding {
     let f = &found.finding;
     let (short, _) = artifact_hash(&found.artifact);
-    let requirement = catalogue.requirement(f.requirement);
-    let mut result = m::CaseResult::new(
-        format!("{}{}/{short}", m::FINDING_PREFIX, target.name),
-        m::Verdict::Fail {
-            kind: m::FailKind::Fuzz,
-        },
-    );
+    let mut result = fuzz_result(target, &short, f.requirement, catalogue);
     result.title = Some(rbv_report::text::one_line(&f.case.title, 200));
-    result.requirements = vec![m::RequirementRef {
-        id: f.requirement.to_owned(),
-        level: requirement.map(|r| crate::reporting::level(r.level)),
-    }];
-    result.tags = vec!["fuzz".to_owned(), target.name.to_owned()];
-    result.needs = requirement
+    result.needs = catalogue
+        .requirement(f.requirement)
         .and_then(|r| r.capability)
         .map(|c| vec![c.as_str().to_owned()])
         .unwrap_or_default();
@@ -304,6 +317,7 @@ mod tests {
             budget: Duration::from_secs(70),
             max_execs: Some(10),
             seed: 3,
+            deadline: None,
         };
         let shares: Vec<Options> = (0..7).map(|i| share(&plan, 7, i)).collect();
         assert!(shares.iter().all(|o| o.time == Duration::from_secs(10)));
@@ -328,5 +342,37 @@ mod tests {
             .map(|t| t.name)
             .collect();
         assert_eq!(shell, ["shell_bypass", "protocol_decoder"]);
+    }
+
+    /// A target the deadline ends is cut short, not failed: no finding,
+    /// nothing charged to the implementation.
+    #[test]
+    fn a_passed_deadline_cuts_every_target_short_without_a_finding() {
+        let plan = Plan {
+            budget: Duration::from_secs(60),
+            max_execs: Some(100),
+            seed: 1,
+            deadline: Some(Instant::now()),
+        };
+        let mut reference = super::super::InProcess::new(None);
+        let ran = run(&plan, &mut reference, &mut |_, _| {});
+        assert!(!ran.targets.is_empty());
+        for t in &ran.targets {
+            assert!(t.cut_short, "{}", t.target.name);
+            assert_eq!(t.outcome.execs, 0, "{}", t.target.name);
+            assert!(t.outcome.died.is_none(), "{}", t.target.name);
+        }
+        assert_eq!(ran.findings(), 0);
+        // Without a deadline the same plan spends its execs.
+        let open = Plan {
+            deadline: None,
+            max_execs: Some(2 * ran.targets.len() as u64),
+            ..plan
+        };
+        let ran = run(&open, &mut reference, &mut |_, _| {});
+        assert!(ran
+            .targets
+            .iter()
+            .all(|t| !t.cut_short && t.outcome.execs == 2));
     }
 }

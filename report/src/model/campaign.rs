@@ -55,10 +55,25 @@ pub struct CampaignTarget {
     pub findings: usize,
     /// How often the implementation failed and was started again.
     pub restarts: u32,
+    /// The run's deadline (`--deadline`) ended the target before its share
+    /// of the budget: fewer execs than asked for, none of them failed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut_short: bool,
     /// Why the target stopped before its budget: the implementation kept
     /// failing, and nothing past that point was judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<String>,
+}
+
+impl CampaignTarget {
+    /// Why it ran less than its share, for a table cell: empty when it did not.
+    pub fn short_of_budget(&self) -> String {
+        match (&self.incomplete, self.cut_short) {
+            (Some(why), _) => format!(" (stopped: {why})"),
+            (None, true) => " (cut short by --deadline)".to_owned(),
+            (None, false) => String::new(),
+        }
+    }
 }
 
 /// A finding: the failing result it counts as, and the case that
@@ -100,9 +115,12 @@ impl Campaign {
         self.findings.iter().map(|f| &f.result)
     }
 
-    /// Whether a target stopped before its budget.
+    /// Whether a target stopped before its budget, or the deadline cut one
+    /// short: the campaign did not spend what its clause says.
     pub fn incomplete(&self) -> bool {
-        self.targets.iter().any(|t| t.incomplete.is_some())
+        self.targets
+            .iter()
+            .any(|t| t.incomplete.is_some() || t.cut_short)
     }
 
     /// The campaign as the certificate states it: `fuzzed 3 min (1.1M
@@ -126,10 +144,13 @@ impl Campaign {
             "fuzzed {} ({}), {findings} finding{}",
             short_duration(self.budget_ms),
             inside.join(", "),
-            if findings == 1 { "" } else { "s" }
+            super::plural(findings)
         );
-        if self.incomplete() {
+        if self.targets.iter().any(|t| t.incomplete.is_some()) {
             s.push_str(" (incomplete: the implementation stopped answering)");
+        }
+        if self.targets.iter().any(|t| t.cut_short) {
+            s.push_str(" (cut short by --deadline)");
         }
         if !self.not_fuzzed.is_empty() {
             s.push_str(&format!(
@@ -206,6 +227,7 @@ mod tests {
                 elapsed_ms: 180_000.0,
                 findings: 0,
                 restarts: 0,
+                cut_short: false,
                 incomplete: None,
             }],
             not_fuzzed: Vec::new(),
@@ -227,6 +249,13 @@ mod tests {
         assert_eq!(
             c.clause(),
             "fuzzed 2.5 s (420 execs, seed 7), 0 findings; not fuzzed: no target reaches audit"
+        );
+        c.targets[0].cut_short = true;
+        assert!(c.incomplete());
+        assert!(
+            c.clause().contains("0 findings (cut short by --deadline);"),
+            "{}",
+            c.clause()
         );
     }
 

@@ -243,6 +243,15 @@ pub fn rfc3339(t: SystemTime) -> String {
 
 /// Milliseconds kept to the microsecond, so that floats print the same
 /// on every platform.
+/// `s` after a count other than one: `1 case`, `2 cases`.
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 pub fn round_ms(ms: f64) -> f64 {
     if ms.is_finite() && ms > 0.0 {
         (ms * 1000.0).round() / 1000.0

@@ -23,7 +23,7 @@ mod cert;
 mod methods;
 pub use campaign::*;
 pub use cert::*;
-pub use methods::{area_of, rfc3339, round_ms};
+pub use methods::{area_of, plural, rfc3339, round_ms};
 
 /// Version of the report format; bumped when a field changes meaning.
 /// 2: `summary.level` is derived from the claimed capabilities (cases of

@@ -5,7 +5,7 @@
 
 use super::markdown::{cell, fenced};
 use super::{escape, junit};
-use crate::model::{short_duration, Campaign, FuzzFinding, Report};
+use crate::model::{short_duration, Campaign, CampaignTarget, FuzzFinding, Report};
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 use std::fmt::Write;
 
@@ -19,7 +19,7 @@ pub fn badge(c: &Campaign) -> String {
     format!(
         "fuzzed {}, {n} finding{}",
         short_duration(c.budget_ms),
-        if n == 1 { "" } else { "s" }
+        crate::model::plural(n)
     )
 }
 
@@ -31,20 +31,8 @@ pub fn markdown(report: &Report, out: &mut String) {
     out.push_str("| target | needs | execs | time | findings | restarts |\n");
     out.push_str("|---|---|---:|---:|---:|---:|\n");
     for t in &c.targets {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {:.1} s | {} | {}{} |",
-            cell(&t.name),
-            cell(&needs(&t.needs)),
-            t.execs,
-            t.elapsed_ms / 1000.0,
-            t.findings,
-            t.restarts,
-            t.incomplete
-                .as_deref()
-                .map(|why| format!(" (stopped: {})", cell(why)))
-                .unwrap_or_default()
-        );
+        let cells = target_row(t).map(|c| cell(&c));
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
     }
     out.push('\n');
     for f in c.findings.iter().take(MAX_MARKDOWN_FINDINGS) {
@@ -82,19 +70,11 @@ pub fn html(report: &Report, out: &mut String) {
         escape(&c.clause())
     );
     for t in &c.targets {
+        let [name, rest @ ..] = target_row(t).map(|c| escape(&c));
         let _ = writeln!(
             out,
-            "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{:.1} s</td><td>{}</td><td>{}{}</td></tr>",
-            escape(&t.name),
-            escape(&needs(&t.needs)),
-            t.execs,
-            t.elapsed_ms / 1000.0,
-            t.findings,
-            t.restarts,
-            t.incomplete
-                .as_deref()
-                .map(|why| format!(" (stopped: {})", escape(why)))
-                .unwrap_or_default()
+            "<tr><td><code>{name}</code></td><td>{}</td></tr>",
+            rest.join("</td><td>")
         );
     }
     out.push_str("</tbody></table>\n");
@@ -126,7 +106,7 @@ pub fn junit_properties(report: &Report) -> Vec<Property> {
         return Vec::new();
     };
     let mut out = vec![
-        Property::new("rbv.campaign", crate::text::xml(&c.clause())),
+        Property::new("rbv.campaign", c.clause()),
         Property::new("rbv.campaign.seed", c.seed.to_string()),
         Property::new("rbv.campaign.execs", c.execs().to_string()),
         Property::new("rbv.campaign.findings", c.findings.len().to_string()),
@@ -145,11 +125,10 @@ pub fn junit_properties(report: &Report) -> Vec<Property> {
 /// passes, and one failing testcase per finding, with its case.
 pub fn junit_suite(report: &Report, properties: &[Property]) -> Option<TestSuite> {
     let c = report.campaign.as_ref()?;
-    let x = crate::text::xml;
     let mut suite = TestSuite::new("fuzz");
     suite.add_properties(properties.iter().cloned());
     for t in &c.targets {
-        let mut tc = TestCase::new(x(&format!("fuzz/{}", t.name)), TestCaseStatus::success());
+        let mut tc = TestCase::new(format!("fuzz/{}", t.name), TestCaseStatus::success());
         tc.set_classname("fuzz");
         tc.set_time(std::time::Duration::from_secs_f64(
             (t.elapsed_ms / 1000.0).max(0.0),
@@ -160,24 +139,34 @@ pub fn junit_suite(report: &Report, properties: &[Property]) -> Option<TestSuite
     for f in &c.findings {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
         status.set_type("fuzz");
-        status.set_message(x(&f.result.headline()));
-        status.set_description(x(&format!(
+        status.set_message(f.result.headline());
+        status.set_description(format!(
             "{}--- reproduction ---\n{}",
             junit::details(&f.result),
             f.reproduction.trim_end()
-        )));
-        let mut tc = TestCase::new(x(&f.result.id), status);
+        ));
+        let mut tc = TestCase::new(f.result.id.as_str(), status);
         tc.set_classname("fuzz");
         for r in &f.result.requirements {
             let level = r.level.map(|l| l.as_str()).unwrap_or("unknown");
-            tc.add_property(Property::new(
-                "requirement",
-                x(&format!("{} ({level})", r.id)),
-            ));
+            tc.add_property(Property::new("requirement", format!("{} ({level})", r.id)));
         }
         suite.add_test_case(tc);
     }
     Some(suite)
+}
+
+/// A target's row of the table in summary.md and report.html, unescaped:
+/// target, needs, execs, time, findings, restarts (and why it ran short).
+fn target_row(t: &CampaignTarget) -> [String; 6] {
+    [
+        t.name.clone(),
+        needs(&t.needs),
+        t.execs.to_string(),
+        format!("{:.1} s", t.elapsed_ms / 1000.0),
+        t.findings.to_string(),
+        format!("{}{}", t.restarts, t.short_of_budget()),
+    ]
 }
 
 fn needs(needs: &[String]) -> String {

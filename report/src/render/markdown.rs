@@ -2,7 +2,7 @@
 //! table per area, then the first failures with their diffs folded away.
 
 use super::facts;
-use crate::model::{CaseResult, Counts, Report};
+use crate::model::{plural, CaseResult, Counts, Report};
 use std::fmt::Write;
 
 /// How many failures the summary shows in full.
@@ -371,12 +371,4 @@ pub(crate) fn code(text: &str) -> String {
 
 pub(crate) fn short_hash(h: &str) -> String {
     h.chars().take(12).collect()
-}
-
-pub(crate) fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }

@@ -297,7 +297,7 @@ fn results(report: &Report, out: &mut String) {
              </thead>\n<tbody>",
             escape(area),
             cases.len(),
-            if cases.len() == 1 { "" } else { "s" },
+            crate::model::plural(cases.len()),
             failed
         );
         for case in cases {
