@@ -167,16 +167,7 @@ fn a_client_that_learned_the_cases_loses_precise_to_the_campaign() {
     assert_eq!(level(&cases_only, "shell"), Some(Level::Precise));
     assert_eq!(level(&cases_only, "fetch"), Some(Level::Precise));
 
-    let plan = campaign::Plan {
-        budget: Duration::from_secs(60),
-        max_execs: Some(400),
-        seed: 1,
-        deadline: None,
-    };
-    let mut subject = OverTransport::new(connect.connect().expect("connects"));
-    let ran = campaign::run(&plan, &mut subject, &mut |_, _| {});
-    record.campaign = Some(ran.to_report(&suite.catalogue, "2026-12-04"));
-    let fuzzed = build_report(&record);
+    let (ran, fuzzed) = fuzz_learned(&suite, &connect, &mut record);
     let campaign = fuzzed.campaign.as_ref().expect("recorded");
     for t in &ran.targets {
         if let Some(first) = t.outcome.found.iter().min_by_key(|f| f.after_execs) {
@@ -223,22 +214,33 @@ fn a_client_that_learned_the_cases_loses_precise_to_the_campaign() {
         .all(|id| id.starts_with("fuzz/")));
 }
 
-#[test]
-fn a_client_that_dies_on_what_it_did_not_learn_loses_its_level() {
-    let (suite, connect, outcome) = learned(true);
-    let mut record = RunRecord::new(&suite, &outcome, SystemTime::now());
-    assert_eq!(level(&build_report(&record), BASE), Some(Level::Precise));
+/// The campaign the learned-client tests run (400 execs, seed 1) over a
+/// connection that is not restarted, and the report with it.
+fn fuzz_learned(
+    suite: &rbv::case::Suite,
+    connect: &LearnedConnect,
+    record: &mut RunRecord,
+) -> (campaign::Run, Report) {
     let plan = campaign::Plan {
         budget: Duration::from_secs(60),
         max_execs: Some(400),
         seed: 1,
         deadline: None,
     };
-    // Not restartable: the first death ends the target.
     let mut subject = OverTransport::new(connect.connect().expect("connects"));
     let ran = campaign::run(&plan, &mut subject, &mut |_, _| {});
     record.campaign = Some(ran.to_report(&suite.catalogue, "2026-12-04"));
-    let fuzzed = build_report(&record);
+    let fuzzed = build_report(record);
+    (ran, fuzzed)
+}
+
+#[test]
+fn a_client_that_dies_on_what_it_did_not_learn_loses_its_level() {
+    let (suite, connect, outcome) = learned(true);
+    let mut record = RunRecord::new(&suite, &outcome, SystemTime::now());
+    assert_eq!(level(&build_report(&record), BASE), Some(Level::Precise));
+    // Not restartable (`fuzz_learned`): the first death ends the target.
+    let (ran, fuzzed) = fuzz_learned(&suite, &connect, &mut record);
     let campaign = fuzzed.campaign.as_ref().unwrap();
     assert!(campaign.incomplete());
     let stopped = campaign

@@ -21,6 +21,18 @@ fn rbv(args: &[&str]) -> Output {
         .expect("run rbv")
 }
 
+/// A repository root for `rbv promote --root`: `cases/` with the catalogue.
+fn promote_root(under: &Path) -> PathBuf {
+    let repo = under.join("repo");
+    std::fs::create_dir_all(repo.join("cases")).unwrap();
+    std::fs::copy(
+        root().join("cases/REQUIREMENTS.yaml"),
+        repo.join("cases/REQUIREMENTS.yaml"),
+    )
+    .unwrap();
+    repo
+}
+
 fn text(out: &Output) -> String {
     format!(
         "{}{}",
@@ -118,13 +130,7 @@ fn findings_are_deduplicated_capped_and_promotable_after_a_fix() {
     // The adapter is "fixed" (the reference): the finding no longer
     // reproduces, and --no-reproduce promotes the recorded case.
     let artifact = kept.iter().find(|p| p.extension().is_none()).unwrap();
-    let repo = dir.path().join("repo");
-    std::fs::create_dir_all(repo.join("cases")).unwrap();
-    std::fs::copy(
-        root().join("cases/REQUIREMENTS.yaml"),
-        repo.join("cases/REQUIREMENTS.yaml"),
-    )
-    .unwrap();
+    let repo = promote_root(dir.path());
     let artifact = artifact.to_str().unwrap();
     let repo_arg = repo.to_str().unwrap();
     let again = rbv(&[
@@ -260,13 +266,7 @@ fn a_skipped_line_is_named_and_its_promoted_case_fails_only_where_it_was_found()
     }
     let artifact = &artifacts[0];
 
-    let repo = dir.path().join("repo");
-    std::fs::create_dir_all(repo.join("cases")).unwrap();
-    std::fs::copy(
-        root().join("cases/REQUIREMENTS.yaml"),
-        repo.join("cases/REQUIREMENTS.yaml"),
-    )
-    .unwrap();
+    let repo = promote_root(dir.path());
     let repo_arg = repo.to_str().unwrap();
     let artifact = artifact.to_str().unwrap();
     let promoted = rbv(&[

@@ -285,15 +285,10 @@ fn persistent(reason: impl Into<String>) -> Inspection {
 }
 
 /// A reversible write outside the workspace: the session shares the place
-/// with other programs and users, so it is noted (soft-ack), not auto.
+/// with other programs and users, so it is noted (soft-ack), not auto —
+/// the axes of an undoable change on shared infrastructure.
 fn elsewhere(reason: impl Into<String>) -> Inspection {
-    with(
-        Reversibility::Reversible,
-        Scope::SharedRemote,
-        Trust::Trusted,
-        true,
-        reason.into(),
-    )
+    shared(reason)
 }
 
 /// Reaches people, production or third parties.
