@@ -240,7 +240,7 @@ fn a_client_that_dies_on_what_it_did_not_learn_loses_its_level() {
     let mut record = RunRecord::new(&suite, &outcome, SystemTime::now());
     assert_eq!(level(&build_report(&record), BASE), Some(Level::Precise));
     // Not restartable (`fuzz_learned`): the first death ends the target.
-    let (ran, fuzzed) = fuzz_learned(&suite, &connect, &mut record);
+    let (_, fuzzed) = fuzz_learned(&suite, &connect, &mut record);
     let campaign = fuzzed.campaign.as_ref().unwrap();
     assert!(campaign.incomplete());
     let stopped = campaign
