@@ -120,27 +120,37 @@ pub fn xml(text: &str) -> String {
 /// zero-width spaces are the ones [`unlinked`] put in to break links and
 /// mentions (it escaped any the text itself held).
 pub fn markdown(document: String) -> String {
-    passed(document, |c| {
-        !matches!(c, '\n' | '\t' | '\u{200b}') && is_hostile(c)
-    })
+    passed(
+        document,
+        |c| !matches!(c, '\n' | '\t' | '\u{200b}') && is_hostile(c),
+        escaped,
+    )
 }
 
 /// The last pass over rbv's whole terminal output (uncolored): every
 /// hostile character but the newline and the tab shown as an escape.
 pub fn console(document: String) -> String {
-    passed(document, |c| !matches!(c, '\n' | '\t') && is_hostile(c))
+    passed(
+        document,
+        |c| !matches!(c, '\n' | '\t') && is_hostile(c),
+        escaped,
+    )
 }
 
-/// `document` with every character `bad` says is hostile shown by
-/// [`escaped`]; moved, not copied, when it holds none.
-fn passed(document: String, bad: impl Fn(char) -> bool) -> String {
+/// `document` with every character `bad` says is hostile written by
+/// `escape`; moved, not copied, when it holds none.
+fn passed(
+    document: String,
+    bad: impl Fn(char) -> bool,
+    escape: impl Fn(char, &mut String),
+) -> String {
     if !document.chars().any(&bad) {
         return document;
     }
     let mut out = String::with_capacity(document.len() + 64);
     for c in document.chars() {
         if bad(c) {
-            escaped(c, &mut out);
+            escape(c, &mut out);
         } else {
             out.push(c);
         }
@@ -155,23 +165,17 @@ fn passed(document: String, bad: impl Fn(char) -> bool) -> String {
 /// already escaped C0 controls there, and the newline outside them is
 /// the pretty printer's.)
 pub fn json(document: String) -> String {
-    let bad = |c: char| c != '\n' && (is_hostile(c) || !xml_allowed(c));
-    if !document.chars().any(bad) {
-        return document;
-    }
     use std::fmt::Write;
-    let mut out = String::with_capacity(document.len() + 64);
-    for c in document.chars() {
-        if bad(c) {
+    passed(
+        document,
+        |c| c != '\n' && (is_hostile(c) || !xml_allowed(c)),
+        |c, out| {
             let mut units = [0u16; 2];
             for unit in c.encode_utf16(&mut units) {
                 let _ = write!(out, "\\u{unit:04x}");
             }
-        } else {
-            out.push(c);
-        }
-    }
-    out
+        },
+    )
 }
 
 fn xml_clean(text: &str) -> bool {
