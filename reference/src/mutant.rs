@@ -81,6 +81,10 @@ mutants! {
         "§2.3: only a program that prints a secret file touches sensitive data; copies, links, archives and environment dumps do not feed Rule-of-Two",
     PushFlagsOnly = "push-flags-only":
         "§2.1: `git push` is judged by its flags alone: `+refspec`, `:branch`, tag pushes, URL destinations and push options are a plain push",
+    SocketRedirectBlind = "socket-redirect-blind":
+        "§2.1: a redirection to bash's `/dev/tcp/HOST/PORT` or `/dev/udp/…` is read as a file, not as a connection that sends data out",
+    WorkspaceBlind = "workspace-blind":
+        "§2.1: every file a redirection or a file-writing program writes is a reversible workspace edit, also `/etc/hosts`, `~/.bashrc` or `.git/hooks/`",
 }
 
 impl fmt::Display for Mutant {

@@ -146,7 +146,9 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
         | Mutant::ModeChangeAsEdit
         | Mutant::BuildToolPrefixAllow
         | Mutant::SensitiveReadsOnly
-        | Mutant::PushFlagsOnly => (vec![], ""),
+        | Mutant::PushFlagsOnly
+        | Mutant::SocketRedirectBlind
+        | Mutant::WorkspaceBlind => (vec![], ""),
     }
 }
 

@@ -8,6 +8,7 @@ use super::word::Arg;
 use super::{destroy, external, privileged, read, unknown, write};
 use super::{modes, scripts};
 use crate::classify::Inspection;
+use crate::mutant::Mutant;
 use rbv_protocol::Reversibility::Irreversible;
 
 /// Programs and builtins with no effect beyond the session's own shell.
@@ -231,6 +232,7 @@ fn has_owner(args: &[Arg]) -> bool {
 fn writes_to(w: &Walker, what: &str, targets: &[&Arg], found: Inspection) -> Inspection {
     targets
         .iter()
+        .filter(|_| !w.planted(Mutant::WorkspaceBlind))
         .filter_map(|t| place::write(t, w.cwd, what))
         .fold(found, Inspection::join)
 }

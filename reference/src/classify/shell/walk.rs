@@ -393,7 +393,7 @@ impl Walker {
             IoRedirect::File(fd, kind, target) => match target {
                 IoFileRedirectTarget::Filename(w) => {
                     let path = self.word(w, out);
-                    if let Some(found) = socket(&path) {
+                    if let Some(found) = self.socket(&path) {
                         out.push(found);
                         return;
                     }
@@ -426,7 +426,7 @@ impl Walker {
                             .trim_end_matches('-')
                             .chars()
                             .all(|c| c.is_ascii_digit());
-                    if let Some(found) = socket(&target) {
+                    if let Some(found) = self.socket(&target) {
                         out.push(found);
                     } else if !fd_like {
                         // `>&file` is `&>file`.
@@ -463,7 +463,7 @@ impl Walker {
             }
             IoRedirect::OutputAndError(w, append) => {
                 let path = self.word(w, out);
-                match socket(&path) {
+                match self.socket(&path) {
                     Some(found) => out.push(found),
                     None => self.output(&path, *append, out),
                 }
@@ -471,12 +471,19 @@ impl Walker {
         }
     }
 
+    /// [`socket`], unless the planted defect reads the redirection as a file.
+    fn socket(&self, path: &Arg) -> Option<Inspection> {
+        socket(path).filter(|_| !self.planted(Mutant::SocketRedirectBlind))
+    }
+
     fn output(&mut self, path: &Arg, append: bool, out: &mut Vec<Inspection>) {
         if is_null_device(path) {
             return;
         }
         let verb = if append { "appends to" } else { "truncates" };
-        out.extend(place::write(path, self.cwd, verb));
+        if !self.planted(Mutant::WorkspaceBlind) {
+            out.extend(place::write(path, self.cwd, verb));
+        }
         let mut found = if append {
             write(format!("appends to `{}`", path.text))
         } else {
