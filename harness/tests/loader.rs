@@ -399,3 +399,38 @@ fn the_real_cases_directory_loads() {
         panic!("{} load errors:\n{}", errors.len(), shown.join("\n"));
     }
 }
+
+/// A case that needs no capability runs against every implementation, so
+/// its steps may only be requests every implementation answers in kind.
+#[test]
+fn lint_refuses_a_base_case_that_sends_a_claimed_request() {
+    let catalogue =
+        "requirements:\n  - {id: R-1, title: t, rule: r, section: \"§1\", level: MUST}\n";
+    let case = |steps: &str| {
+        let files = [
+            ("REQUIREMENTS.yaml".to_owned(), catalogue.to_owned()),
+            (
+                "x.yaml".to_owned(),
+                format!("id: x/base\nrequirements: [R-1]\nsource: {{note: n}}\nreason: r\nsteps:\n{steps}"),
+            ),
+        ];
+        let report = case::lint(&case::load_files(&files).unwrap());
+        report
+            .errors
+            .iter()
+            .map(ToString::to_string)
+            .filter(|e| e.contains("needs no capability"))
+            .collect::<Vec<_>>()
+    };
+    let evaluate = case("  - reset_session: {}\n  - evaluate: {id: \"client:notes\"}\n");
+    assert!(
+        evaluate.len() == 1 && evaluate[0].contains("step 2 sends `evaluate`"),
+        "{evaluate:#?}"
+    );
+    let event = case("  - record_event: {kind: state_change}\n");
+    assert!(event.len() == 1, "{event:#?}");
+    let raw = case("  - send_raw: '{\"id\":$ID,\"session\":\"$SESSION\",\"type\":\"evaluate\"}'\n    expect: {type: error}\n  - reset_session: {}\n");
+    assert!(raw.is_empty(), "{raw:#?}");
+    let declared = "  - evaluate: {id: \"client:notes\"}\nneeds: [manifest]\n";
+    assert!(case(declared).is_empty());
+}

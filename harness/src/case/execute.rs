@@ -306,7 +306,7 @@ fn send(
                 let claimed: Vec<&str> = needs.iter().map(|c| c.as_str()).collect();
                 let message = if claimed.is_empty() {
                     format!(
-                        "step {number} ({what}): answered unsupported to a request every implementation supports: {}",
+                        "step {number} ({what}): answered unsupported in a case that needs no capability (rbv lint refuses such a step unless it is reset_session): {}",
                         u.message
                     )
                 } else {

@@ -115,6 +115,20 @@ pub const MIN_LITERAL_ID: u64 = 1 << 32;
 /// Literal ids in `send_raw` lines: each used once in the suite (ids are
 /// unique per child, and one child serves many cases) and out of reach of
 /// rbv's own counter.
+/// The first step of a case that needs no capability whose request only
+/// some implementations answer in kind: every implementation answers
+/// `handshake` and `reset_session`, any other request may get `unsupported`
+/// (PROTOCOL.md §10.1), and a base case must not fail the one that says so.
+fn base_step_in_kind(case: &super::Case) -> Option<(usize, &'static str)> {
+    if !case.needs.is_empty() {
+        return None;
+    }
+    case.steps.iter().enumerate().find_map(|(i, s)| {
+        let base = matches!(s.action, Action::ResetSession | Action::SendRaw(_));
+        (!base).then(|| (i + 1, s.action.key()))
+    })
+}
+
 fn raw_ids<'a>(
     case: &'a Case,
     seen: &mut BTreeMap<u64, &'a str>,
@@ -229,6 +243,13 @@ pub fn lint_scoped(suite: &Suite, scope: Scope<'_>) -> LintReport {
         if let Some(name) = unused_capture(case) {
             findings.errors.push(issue(format!(
                 "captures `{name}` but no step uses it (as a token, in `same` or in `differs`)"
+            )));
+        }
+        if let Some((number, what)) = base_step_in_kind(case) {
+            findings.errors.push(issue(format!(
+                "needs no capability, so it runs against every implementation, but step {number} \
+                 sends `{what}`, which one that does not implement it answers `unsupported` \
+                 (PROTOCOL.md §10.1); name the capability in `needs`, or send it with `send_raw`"
             )));
         }
         if case.reason.is_none() {
