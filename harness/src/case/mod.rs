@@ -18,6 +18,7 @@ pub mod node;
 mod partial;
 pub mod raw;
 pub mod requirements;
+pub mod rules;
 pub mod show;
 mod steps;
 

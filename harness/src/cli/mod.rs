@@ -15,6 +15,7 @@ pub mod list;
 pub mod oracle;
 pub mod output;
 pub mod report_cmds;
+pub mod rules;
 pub mod run;
 pub mod show;
 
@@ -43,6 +44,10 @@ pub enum Command {
     Show(show::ShowArgs),
     /// Check the cases: references, coverage, precision guards.
     Lint(lint::LintArgs),
+    /// Print the normative rules page of an input language (shell, sql,
+    /// fetch): the catalogue's rules, then every input the cases judge under
+    /// each (docs/rules/).
+    Rules(rules::RulesArgs),
     /// Serve the built-in reference on stdin/stdout (what `rbv run` starts
     /// without `--impl`).
     #[command(hide = true)]
@@ -97,6 +102,7 @@ pub fn main() -> ExitCode {
         Command::List(args) => list::run(args),
         Command::Show(args) => show::run(args),
         Command::Lint(args) => lint::run(args),
+        Command::Rules(args) => rules::run(args),
         Command::Adapter(args) => adapter::run(args),
         Command::Launch { serve, command } => {
             return match serve {

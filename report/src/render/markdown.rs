@@ -341,7 +341,7 @@ pub(crate) fn fenced(out: &mut String, lang: &str, text: &str) {
 }
 
 /// Text for a table cell or a line: no pipes, no markup, one line.
-pub(crate) fn cell(text: &str) -> String {
+pub fn cell(text: &str) -> String {
     let text = crate::text::unlinked(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -360,6 +360,22 @@ pub(crate) fn cell(text: &str) -> String {
         }
     }
     out
+}
+
+/// `text` exactly, as a code span that can stand in a table cell: fenced by
+/// one backtick more than its longest run, padded where it starts or ends
+/// with a backtick (or both ends are spaces, which GitHub would strip), its
+/// pipes escaped (a table splits on them even inside a span), everything
+/// hostile shown as an escape, on one line.
+pub fn code_span(text: &str) -> String {
+    let text = crate::text::terminal(text).replace('|', "\\|");
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = text.starts_with('`')
+        || text.ends_with('`')
+        || (text.len() > 1 && text.starts_with(' ') && text.ends_with(' '));
+    let pad = if pad { " " } else { "" };
+    format!("{fence}{pad}{text}{pad}{fence}")
 }
 
 /// Text inside a code span: backticks cannot be escaped there, so they go.
