@@ -122,10 +122,17 @@ impl Transport for SpawnPerCase {
         ProcessTransport::probe_before_handshake(&self.config, session, template)
     }
 
+    /// A case's child serves no other case, so its case's end is the end
+    /// of its connection: settled (stdin closed, its output read to the
+    /// end, bounded), what it writes after the case's last answer is this
+    /// case's protocol error, not nobody's. Then it is ended.
     fn drain(&mut self) -> Result<(), AdapterError> {
-        match self.current.as_mut() {
-            Some((_, child)) => child.drain(),
-            None => Ok(()),
+        match self.current.take() {
+            Some((true, mut child)) => child.settle(),
+            unused => {
+                self.current = unused;
+                Ok(())
+            }
         }
     }
 

@@ -217,14 +217,19 @@ fn check_no_panic(nproc: u32, out: &std::process::Output) {
 /// late, answers before their requests) leaves no case of it passing: the
 /// last case's verdict waits for the end of the child's output, every
 /// other's for the next case on its connection.
+///
+/// With `--spawn-per-case` each case's child is settled when the case ends:
+/// what it writes after the case's last answer is that case's error.
 #[test]
 fn no_case_passes_during_or_before_a_protocol_violation() {
     for mode in ["flood-after", "duplicate-late", "early"] {
         for round in 0..3 {
-            let outcome = run_bounded(
-                Target::Process(fake(mode, Duration::from_secs(5))),
-                Duration::from_secs(30),
-            );
+            let config = fake(mode, Duration::from_secs(5));
+            let target = match round {
+                2 => Target::SpawnPerCase(config),
+                _ => Target::Process(config),
+            };
+            let outcome = run_bounded(target, Duration::from_secs(30));
             let passed: Vec<&str> = outcome
                 .results
                 .iter()
