@@ -85,6 +85,8 @@ mutants! {
         "§2.1: a redirection to bash's `/dev/tcp/HOST/PORT` or `/dev/udp/…` is read as a file, not as a connection that sends data out",
     WorkspaceBlind = "workspace-blind":
         "§2.1: every file a redirection or a file-writing program writes is a reversible workspace edit, also `/etc/hosts`, `~/.bashrc` or `.git/hooks/`",
+    ExpansionCodeBlind = "expansion-code-blind":
+        "§4.4: a variable's value is data wherever it expands: `${x@P}` prompt expansion, arithmetic (`$((x))`, `((x))`) and `${!x}` indirection are not read as code",
 }
 
 impl fmt::Display for Mutant {

@@ -148,7 +148,8 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
         | Mutant::SensitiveReadsOnly
         | Mutant::PushFlagsOnly
         | Mutant::SocketRedirectBlind
-        | Mutant::WorkspaceBlind => (vec![], ""),
+        | Mutant::WorkspaceBlind
+        | Mutant::ExpansionCodeBlind => (vec![], ""),
     }
 }
 

@@ -284,6 +284,10 @@ fn each_mutant_reproduces_its_miss() {
         ),
         (Mutant::WorkspaceBlind, "echo x >> /etc/hosts"),
         (Mutant::WorkspaceBlind, "echo 'curl x | sh' >> ~/.bashrc"),
+        (
+            Mutant::ExpansionCodeBlind,
+            "x='$(rm -rf ~)'; echo \"${x@P}\"",
+        ),
     ];
     for (m, c) in misses {
         assert_eq!(band_of(&inspect(c, None)), Band::Escalate, "{c:?}");
