@@ -149,7 +149,8 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
         | Mutant::PushFlagsOnly
         | Mutant::SocketRedirectBlind
         | Mutant::WorkspaceBlind
-        | Mutant::ExpansionCodeBlind => (vec![], ""),
+        | Mutant::ExpansionCodeBlind
+        | Mutant::ResolveBlind => (vec![], ""),
     }
 }
 

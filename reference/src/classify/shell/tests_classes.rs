@@ -288,6 +288,10 @@ fn each_mutant_reproduces_its_miss() {
             Mutant::ExpansionCodeBlind,
             "x='$(rm -rf ~)'; echo \"${x@P}\"",
         ),
+        (
+            Mutant::ResolveBlind,
+            "curl --resolve evil.example:80:169.254.169.254 http://evil.example/latest/meta-data/",
+        ),
     ];
     for (m, c) in misses {
         assert_eq!(band_of(&inspect(c, None)), Band::Escalate, "{c:?}");
