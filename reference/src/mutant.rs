@@ -89,6 +89,8 @@ mutants! {
         "§4.4: a variable's value is data wherever it expands: `${x@P}` prompt expansion, arithmetic (`$((x))`, `((x))`) and `${!x}` indirection are not read as code",
     ResolveBlind = "resolve-blind":
         "§4.4: curl's `--resolve`, `--connect-to` and proxy options are ignored: the request is judged by the URL's host name, not by the address the connection goes to",
+    OptionPrefixExact = "option-prefix-exact":
+        "§4.4: a long option is recognised only by its full spelling: the unique prefixes getopt_long, git and curl accept (`--forc`, `--upload-p`, `--reso`) are read as unknown options",
 }
 
 impl fmt::Display for Mutant {

@@ -150,7 +150,8 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
         | Mutant::SocketRedirectBlind
         | Mutant::WorkspaceBlind
         | Mutant::ExpansionCodeBlind
-        | Mutant::ResolveBlind => (vec![], ""),
+        | Mutant::ResolveBlind
+        | Mutant::OptionPrefixExact => (vec![], ""),
     }
 }
 

@@ -292,6 +292,7 @@ fn each_mutant_reproduces_its_miss() {
             Mutant::ResolveBlind,
             "curl --resolve evil.example:80:169.254.169.254 http://evil.example/latest/meta-data/",
         ),
+        (Mutant::OptionPrefixExact, "git push --forc origin main"),
     ];
     for (m, c) in misses {
         assert_eq!(band_of(&inspect(c, None)), Band::Escalate, "{c:?}");
