@@ -91,6 +91,8 @@ mutants! {
         "§4.4: curl's `--resolve`, `--connect-to` and proxy options are ignored: the request is judged by the URL's host name, not by the address the connection goes to",
     OptionPrefixExact = "option-prefix-exact":
         "§4.4: a long option is recognised only by its full spelling: the unique prefixes getopt_long, git and curl accept (`--forc`, `--upload-p`, `--reso`) are read as unknown options",
+    PersistenceBlind = "persistence-blind":
+        "§2.1: what later commands run is not judged: PATH and other lookup variables given an outside directory are plain assignments, and a write into `~/.bashrc`, `~/.ssh/`, `.git/hooks/` or `.git/config` is an ordinary write to its place",
 }
 
 impl fmt::Display for Mutant {

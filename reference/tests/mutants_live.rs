@@ -151,7 +151,8 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
         | Mutant::WorkspaceBlind
         | Mutant::ExpansionCodeBlind
         | Mutant::ResolveBlind
-        | Mutant::OptionPrefixExact => (vec![], ""),
+        | Mutant::OptionPrefixExact
+        | Mutant::PersistenceBlind => (vec![], ""),
     }
 }
 

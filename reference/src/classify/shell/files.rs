@@ -233,7 +233,7 @@ fn writes_to(w: &Walker, what: &str, targets: &[&Arg], found: Inspection) -> Ins
     targets
         .iter()
         .filter(|_| !w.planted(Mutant::WorkspaceBlind))
-        .filter_map(|t| place::write(t, w.cwd, what))
+        .filter_map(|t| place::write(t, w.cwd, what, w.mutant))
         .fold(found, Inspection::join)
 }
 

@@ -482,7 +482,7 @@ impl Walker {
         }
         let verb = if append { "appends to" } else { "truncates" };
         if !self.planted(Mutant::WorkspaceBlind) {
-            out.extend(place::write(path, self.cwd, verb));
+            out.extend(place::write(path, self.cwd, verb, self.mutant));
         }
         let mut found = if append {
             write(format!("appends to `{}`", path.text))
