@@ -152,7 +152,8 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
         | Mutant::ExpansionCodeBlind
         | Mutant::ResolveBlind
         | Mutant::OptionPrefixExact
-        | Mutant::PersistenceBlind => (vec![], ""),
+        | Mutant::PersistenceBlind
+        | Mutant::ProbeDataBlind => (vec![], ""),
     }
 }
 
