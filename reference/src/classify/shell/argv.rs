@@ -43,6 +43,26 @@ pub fn has_flag(args: &[Arg], short: Option<char>, long: &[&str]) -> bool {
     })
 }
 
+thread_local! {
+    /// The `option-prefix-exact` mutant, for the inspection running on this
+    /// thread.
+    static EXACT_LONG: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with long options matched by their full spelling only (the
+/// `option-prefix-exact` mutant) when `exact`; restored afterwards, also on
+/// a panic.
+pub fn spelled<R>(exact: bool, f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            EXACT_LONG.set(self.0);
+        }
+    }
+    let _restore = Restore(EXACT_LONG.replace(exact));
+    f()
+}
+
 /// Whether the word `typed` (`--name` or `--name=value`) spells the long
 /// option `listed` (with or without its dashes), and the inline value if
 /// any. GNU getopt_long, git's parse-options, argp and nopt accept any
@@ -53,6 +73,13 @@ pub fn has_flag(args: &[Arg], short: Option<char>, long: &[&str]) -> bool {
 /// `--force-with-lease`) is not read as it: such a prefix is usually an
 /// option of its own, which getopt_long prefers to any abbreviation.
 pub fn long_match<'t>(typed: &'t str, listed: &str) -> Option<Option<&'t str>> {
+    if EXACT_LONG.get() {
+        let body = typed.strip_prefix("--")?;
+        let name = body.split_once('=').map_or(body, |(n, _)| n);
+        if name != listed.trim_start_matches('-') {
+            return None;
+        }
+    }
     let body = typed.strip_prefix("--")?;
     let (name, value) = match body.split_once('=') {
         Some((n, v)) => (n, Some(v)),

@@ -198,14 +198,14 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
                 privileged(format!("`{name}` changes the system"))
             }
         }
-        _ if PROBES.contains(&name) => probe(name, args),
+        _ if PROBES.contains(&name) => probe(w, name, args),
         "getent"
             if operands(args)
                 .first()
                 .is_some_and(|db| db.text.contains("host"))
                 && any_unresolved(args) =>
         {
-            probe(name, args)
+            probe(w, name, args)
         }
         _ if DESTROYS.contains(&name) || name.starts_with("mkfs") => destroy(
             Irreversible,
@@ -233,7 +233,7 @@ fn writes_to(w: &Walker, what: &str, targets: &[&Arg], found: Inspection) -> Ins
     targets
         .iter()
         .filter(|_| !w.planted(Mutant::WorkspaceBlind))
-        .filter_map(|t| place::write(t, w.cwd, what))
+        .filter_map(|t| place::write(t, w.cwd, what, w.mutant))
         .fold(found, Inspection::join)
 }
 
@@ -293,7 +293,10 @@ fn copy_or_move(w: &Walker, name: &str, args: &[Arg]) -> Inspection {
 /// is delivered to the name's owner, a ping payload (`-p`) to the target, and
 /// names read from a file (`dig -f`, `nslookup` reading its input) may be
 /// anything.
-fn probe(name: &str, args: &[Arg]) -> Inspection {
+fn probe(w: &Walker, name: &str, args: &[Arg]) -> Inspection {
+    if w.planted(Mutant::ProbeDataBlind) {
+        return read(format!("`{name}` queries other hosts"));
+    }
     if any_unresolved(args) {
         return external(format!(
             "`{name}` sends a name or payload known only at run time to other hosts: data leaves in the query"

@@ -5,6 +5,7 @@ use super::argv::{self, any_unresolved};
 use super::word::Arg;
 use super::{external, fetched, read, sensitive, unknown, write};
 use crate::classify::{fetch, Inspection};
+use crate::mutant::Mutant;
 
 /// curl options that take a value.
 #[rustfmt::skip]
@@ -53,7 +54,7 @@ const CURL_WRITE: &[&str] = &[
 /// `curl`: an upload (data, form, file, a method other than GET/HEAD)
 /// reaches the host; a GET brings untrusted content in, unless the host is
 /// loopback.
-pub fn curl(args: &[Arg]) -> Inspection {
+pub fn curl(args: &[Arg], mutant: Option<Mutant>) -> Inspection {
     if any_unresolved(args) {
         return external("`curl` gets arguments known only at run time: it may upload");
     }
@@ -77,6 +78,7 @@ pub fn curl(args: &[Arg]) -> Inspection {
                     "`curl {name}`: a resolver the command names decides where every name goes"
                 ))
             }
+            _ if CURL_DESTINATION.contains(&name) && mutant == Some(Mutant::ResolveBlind) => {}
             _ if CURL_DESTINATION.contains(&name) => {
                 reached.extend(destinations(name, value.as_deref().unwrap_or_default()));
             }
@@ -366,9 +368,9 @@ fn is_remote_path(text: &str) -> bool {
 }
 
 /// Programs whose only purpose is to reach other hosts or people.
-pub fn classify(name: &str, args: &[Arg]) -> Option<Inspection> {
+pub fn classify(name: &str, args: &[Arg], mutant: Option<Mutant>) -> Option<Inspection> {
     let found = match name {
-        "curl" => curl(args),
+        "curl" => curl(args, mutant),
         "wget" => wget(args),
         "scp" | "rsync" | "sftp" => copy(name, args),
         "ssh" | "mosh" | "autossh" if args.iter().all(|a| a.text == "-V") && !args.is_empty() => {

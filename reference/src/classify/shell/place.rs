@@ -13,6 +13,7 @@
 use super::word::Arg;
 use super::{elsewhere, persistent, secrets, sensitive};
 use crate::classify::Inspection;
+use crate::mutant::Mutant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place {
@@ -41,10 +42,20 @@ pub enum Place {
 /// escalate where later commands or sessions run what is written (system,
 /// home configuration, the repository's config and hooks), soft-ack
 /// anywhere else outside the workspace. `None` inside the workspace.
-pub fn write(path: &Arg, cwd: Option<Place>, what: &str) -> Option<Inspection> {
+pub fn write(
+    path: &Arg,
+    cwd: Option<Place>,
+    what: &str,
+    mutant: Option<Mutant>,
+) -> Option<Inspection> {
     let place = match (of(path), cwd) {
         (Place::Workspace, Some(cwd)) => cwd,
         (place, _) => place,
+    };
+    let place = match place {
+        Place::HomeConfig if mutant == Some(Mutant::PersistenceBlind) => Place::Home,
+        Place::RepoConfig if mutant == Some(Mutant::PersistenceBlind) => Place::Workspace,
+        place => place,
     };
     let text = &path.text;
     let found = match place {

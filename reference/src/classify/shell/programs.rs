@@ -475,6 +475,9 @@ const LOOKUP_PATHS: &[&str] = &[
 /// looks a name up run code nobody vouches for (in a persistent shell,
 /// every later command line of the session).
 fn lookup_path(w: &Walker, name: &str, value: &str) -> Option<Inspection> {
+    if w.planted(Mutant::PersistenceBlind) {
+        return None;
+    }
     let own = [format!("${name}"), format!("${{{name}}}")];
     let outside: Vec<&str> = value
         .split(':')

@@ -130,7 +130,7 @@ pub fn sed(args: &[Arg]) -> Inspection {
         let found = write("`sed -i` edits files in place (taken as tracked workspace files)");
         files
             .iter()
-            .filter_map(|f| super::place::write(f, None, "`sed -i` edits"))
+            .filter_map(|f| super::place::write(f, None, "`sed -i` edits", None))
             .fold(found, Inspection::join)
     } else {
         read("`sed` prints its result")

@@ -47,7 +47,7 @@ const DEV_TOOLS: &[&str] = &[
 ];
 
 pub fn classify(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<Inspection> {
-    if let Some(found) = net::classify(name, args) {
+    if let Some(found) = net::classify(name, args, w.mutant) {
         return Some(found);
     }
     if let Some(found) = build::classify(w, name, args, stdin) {

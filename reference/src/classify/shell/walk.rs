@@ -364,7 +364,7 @@ impl Walker {
     /// (`n=$(wc -l <f); echo $((n+1))`) is left alone: that is every loop
     /// counter, and the value is the output of commands already inspected.
     fn evaluated(&mut self, name: &str, how: Evaluation, out: &mut Vec<Inspection>) {
-        if self.planted(Mutant::ProgramOptionsAsData) {
+        if self.planted(Mutant::ProgramOptionsAsData) || self.planted(Mutant::ExpansionCodeBlind) {
             return;
         }
         match (self.vars.get(name).cloned(), how) {
@@ -482,7 +482,7 @@ impl Walker {
         }
         let verb = if append { "appends to" } else { "truncates" };
         if !self.planted(Mutant::WorkspaceBlind) {
-            out.extend(place::write(path, self.cwd, verb));
+            out.extend(place::write(path, self.cwd, verb, self.mutant));
         }
         let mut found = if append {
             write(format!("appends to `{}`", path.text))
