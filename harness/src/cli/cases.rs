@@ -52,6 +52,12 @@ impl CasesArgs {
         self.load_with_added().map(|(suite, _)| suite)
     }
 
+    /// [`CasesArgs::load`] for a command that needs the whole suite: a
+    /// tree that does not load is said on stderr, and `None`.
+    pub fn load_or_say(&self) -> Option<Suite> {
+        self.load().map_err(|error| eprintln!("rbv: {error}")).ok()
+    }
+
     /// [`CasesArgs::load`], and the paths `--add-cases` added.
     pub fn load_with_added(&self) -> anyhow::Result<(Suite, BTreeSet<String>)> {
         match self.load_readable()? {

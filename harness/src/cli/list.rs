@@ -15,12 +15,8 @@ pub struct ListArgs {
 }
 
 pub fn run(args: ListArgs) -> anyhow::Result<ExitCode> {
-    let suite = match args.cases.load() {
-        Ok(suite) => suite,
-        Err(error) => {
-            eprintln!("rbv: {error}");
-            return Ok(ExitCode::from(super::EXIT_HARNESS));
-        }
+    let Some(suite) = args.cases.load_or_say() else {
+        return Ok(ExitCode::from(super::EXIT_HARNESS));
     };
     let chosen = select(&suite.cases, &args.filter);
     // Ids and requirement names come from case files: no escape

@@ -24,12 +24,8 @@ fn language(text: &str) -> Result<Capability, String> {
 }
 
 pub fn run(args: RulesArgs) -> anyhow::Result<ExitCode> {
-    let suite = match args.cases.load() {
-        Ok(suite) => suite,
-        Err(error) => {
-            eprintln!("rbv: {error}");
-            return Ok(ExitCode::from(super::EXIT_HARNESS));
-        }
+    let Some(suite) = args.cases.load_or_say() else {
+        return Ok(ExitCode::from(super::EXIT_HARNESS));
     };
     let page = rules::page(&suite, args.capability).expect("the parser admits languages only");
     super::output::emit(&page);

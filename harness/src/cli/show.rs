@@ -16,12 +16,8 @@ pub struct ShowArgs {
 /// Prints the case as the engine runs it; an unknown id names the cases
 /// whose ids contain it. Exit 2 when there is no such case.
 pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
-    let suite = match args.cases.load() {
-        Ok(suite) => suite,
-        Err(error) => {
-            eprintln!("rbv: {error}");
-            return Ok(ExitCode::from(super::EXIT_HARNESS));
-        }
+    let Some(suite) = args.cases.load_or_say() else {
+        return Ok(ExitCode::from(super::EXIT_HARNESS));
     };
     if let Some(case) = suite.case(&args.id) {
         // A case file arrives in a pull request: its text is escaped.
