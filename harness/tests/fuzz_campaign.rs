@@ -186,6 +186,32 @@ fn a_client_that_learned_the_cases_loses_precise_to_the_campaign() {
         .filter(|f| f.result.needs == ["shell"])
         .collect();
     assert!(!shell.is_empty(), "{:#?}", campaign.targets);
+    // One failing result per bug: each target's distinct findings are
+    // counted behind its bugs, none of them twice.
+    for t in &campaign.targets {
+        let results: Vec<_> = campaign
+            .findings
+            .iter()
+            .filter(|f| f.target == t.name && !f.result.id.ends_with("/stopped"))
+            .collect();
+        assert_eq!(
+            results.len(),
+            t.bugs,
+            "{}: {:#?}",
+            t.name,
+            results
+                .iter()
+                .map(|f| (&f.result.id, &f.result.message, f.cases))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            results.iter().map(|f| f.cases).sum::<usize>(),
+            t.findings,
+            "{}",
+            t.name
+        );
+        assert!(t.bugs <= t.findings, "{}", t.name);
+    }
     // Each finding fails its capability and can be promoted as it is.
     for f in &shell {
         assert_eq!(f.result.verdict.label(), "fuzz");

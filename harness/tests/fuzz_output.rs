@@ -53,13 +53,9 @@ fn findings_are_deduplicated_capped_and_promotable_after_a_fix() {
     }
     let dir = tempfile::tempdir().unwrap();
     let artifacts = dir.path().join("artifacts");
-    let fragile = format!(
-        "python3 {} bad-json -- {} adapter",
-        root()
-            .join("harness/tests/hostile/fragile_adapter.py")
-            .display(),
-        env!("CARGO_BIN_EXE_rbv")
-    );
+    // Two bugs: it gives up on a line that is not JSON, and acks a line of
+    // wide spaces. Whatever family built each input, a bug is one entry.
+    let fragile = fragile("bad-json+wide-space-ack");
     let out = rbv(&[
         "fuzz",
         "--target",
@@ -69,41 +65,28 @@ fn findings_are_deduplicated_capped_and_promotable_after_a_fix() {
         "--max-execs",
         "400",
         "--max-findings",
-        "2",
+        "1",
         "--artifact-dir",
         artifacts.to_str().unwrap(),
     ]);
     let shown = text(&out);
     assert_eq!(out.status.code(), Some(1), "{shown}");
-    // Distinct by their shrunk case, each with its count, one bug (family
-    // and reason) shrunk a bounded number of times; only two kept.
+    // One line per bug (its families, reason, difference), each with its
+    // count of findings and shrunk cases; only one kept.
     let summary: Vec<&str> = shown.lines().filter(|l| l.starts_with("#   ")).collect();
-    assert!(summary.len() > 2, "{shown}");
-    let fields: Vec<Vec<&str>> = summary
+    assert_eq!(summary.len(), 2, "{shown}");
+    let mut bugs: Vec<(&str, &str, &str)> = summary
         .iter()
-        .map(|l| l.split_whitespace().collect())
-        .collect();
-    let mut cases: Vec<(&str, &str, &str)> = fields
-        .iter()
-        .map(|w| {
-            assert_eq!(w[4], "case", "{shown}");
-            (w[1], w[2], w[5])
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            assert!(w[4].starts_with('x') && w[5] == "in", "{shown}");
+            (w[1], w[2], l.split("case(s): ").nth(1).unwrap_or_default())
         })
         .collect();
-    let all = cases.len();
-    cases.sort_unstable();
-    cases.dedup();
-    assert_eq!(cases.len(), all, "one line per shrunk case:\n{shown}");
-    let mut per_bug = std::collections::BTreeMap::new();
-    for (family, reason, _) in &cases {
-        *per_bug.entry((family, reason)).or_insert(0u32) += 1;
-    }
-    assert!(
-        per_bug
-            .values()
-            .all(|&n| n <= rbv::fuzz::driver::SHRINKS_PER_BUG),
-        "{shown}"
-    );
+    let all = bugs.len();
+    bugs.sort_unstable();
+    bugs.dedup();
+    assert_eq!(bugs.len(), all, "one line per bug:\n{shown}");
     let counted: u64 = summary
         .iter()
         .filter_map(|l| {
@@ -115,17 +98,21 @@ fn findings_are_deduplicated_capped_and_promotable_after_a_fix() {
         counted > summary.len() as u64,
         "repeats are counted:\n{shown}"
     );
-    assert_eq!(shown.matches("# promote: ").count(), 2, "{shown}");
+    assert!(
+        shown.contains(&format!("# {counted} finding(s), {all} bug(s):")),
+        "{shown}"
+    );
+    assert_eq!(shown.matches("# promote: ").count(), 1, "{shown}");
     assert_eq!(
         summary.iter().filter(|l| l.contains("not kept")).count(),
-        all - 2
+        all - 1
     );
     let mut kept: Vec<PathBuf> = std::fs::read_dir(&artifacts)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     kept.sort();
-    assert_eq!(kept.len(), 4, "two artifacts, each with its case: {kept:?}");
+    assert_eq!(kept.len(), 2, "one artifact, with its case: {kept:?}");
 
     // The adapter is "fixed" (the reference): the finding no longer
     // reproduces, and --no-reproduce promotes the recorded case.
@@ -306,4 +293,71 @@ fn a_skipped_line_is_named_and_its_promoted_case_fails_only_where_it_was_found()
     let on_fixed = run(&fixed);
     assert_eq!(on_fixed.status.code(), Some(0), "{}", text(&on_fixed));
     assert!(text(&on_fixed).contains("1 passed"), "{}", text(&on_fixed));
+}
+
+/// An adapter with exactly two bugs on one target: it skips lines of
+/// whitespace `strip()` empties, and acks those holding a wide space. Every
+/// finding of the run is one of two groups, each shown once with its size.
+#[test]
+fn two_bugs_are_two_groups() {
+    let has_python = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_python {
+        eprintln!("SKIPPED: no python3 to run the fragile adapter");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = rbv(&[
+        "fuzz",
+        "--target",
+        "protocol_decoder",
+        "--impl",
+        &fragile("trim-blank+wide-space-ack"),
+        "--timeout",
+        "1000",
+        "--max-execs",
+        "300",
+        "--json",
+        "--artifact-dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    let stats: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().last().unwrap()).unwrap();
+    assert_eq!(stats["bugs"], 2, "{shown}");
+    let mut bugs: Vec<(String, String)> = stats["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            assert_eq!(
+                f["families"],
+                serde_json::json!(["not-blank-whitespace"]),
+                "{shown}"
+            );
+            (
+                f["requirement"].as_str().unwrap().to_owned(),
+                f["difference"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    bugs.sort();
+    assert_eq!(
+        bugs,
+        [
+            ("RBV-PRO-001".to_owned(), "no answer".to_owned()),
+            ("RBV-PRO-002".to_owned(), "`ack` for `error`".to_owned()),
+        ],
+        "{shown}"
+    );
+    let findings = stats["finding_execs"].as_u64().unwrap();
+    assert!(findings > 2, "{shown}");
+    assert!(
+        shown.contains(&format!("# {findings} finding(s), 2 bug(s):")),
+        "{shown}"
+    );
+    assert_eq!(shown.matches(", 1 bug (").count(), 2, "{shown}");
 }

@@ -39,6 +39,7 @@ fn campaign(findings: usize) -> Campaign {
                 artifact_hex: "00".into(),
                 after_execs: 12,
                 count: 1,
+                cases: 1,
                 oracle_words: Vec::new(),
             }
         })
@@ -54,6 +55,7 @@ fn campaign(findings: usize) -> Campaign {
             execs: 1_100_000,
             elapsed_ms: 180_000.0,
             findings: 0,
+            bugs: 0,
             restarts: 0,
             cut_short: false,
             incomplete: None,
@@ -98,7 +100,7 @@ fn a_finding_blocks_its_capability_like_a_must_case_and_fails_the_run() {
 #[test]
 fn every_format_states_the_campaign() {
     let r = clean().with_campaign(campaign(1));
-    let clause = "fuzzed 3 min (1.1M execs, seed 7, PostgreSQL oracle), 1 finding; \
+    let clause = "fuzzed 3 min (1.1M execs, seed 7, PostgreSQL oracle), 1 bug (1 finding); \
                   not fuzzed: no target reaches audit";
     assert_eq!(r.summary.certification.campaign.as_deref(), Some(clause));
 
@@ -124,7 +126,14 @@ fn every_format_states_the_campaign() {
     let xml = junit::render(&r).unwrap();
     assert!(xml.contains("name=\"rbv.campaign\""), "{xml}");
     assert!(xml.contains("type=\"fuzz\""), "{xml}");
-    assert!(badge::message(&r).ends_with(" · fuzzed 3 min, 1 finding"));
+    assert!(badge::message(&r).ends_with(" · fuzzed 3 min, 1 bug (1 finding)"));
+    // One entry per bug, whatever number of findings stand behind it.
+    let mut many = r.clone();
+    if let Some(c) = many.campaign.as_mut() {
+        c.findings[0].cases = 24;
+    }
+    assert!(badge::message(&many).ends_with(" · fuzzed 3 min, 1 bug (24 findings)"));
+    assert!(markdown::render(&many).contains("1 bug (24 findings)"));
     for (name, text) in [("md", &md), ("html", &page), ("junit", &xml)] {
         assert!(text.contains("seed 7"), "{name}");
         // The implementation's words never reach a file raw.

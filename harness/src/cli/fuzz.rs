@@ -3,6 +3,7 @@
 
 use crate::adapter::{Connect, ProcessConfig, Target as AdapterTarget};
 use crate::fuzz::driver::{drive_with, Options};
+use crate::fuzz::group::Group;
 use crate::fuzz::promote::{promote, today};
 use crate::fuzz::{targets, InProcess, OverTransport, Subject, TARGETS};
 use crate::verdict::FailKind;
@@ -81,9 +82,10 @@ pub struct FuzzArgs {
     /// the case it became (`<artifact>.yaml`, for `promote --no-reproduce`).
     #[arg(long, value_name = "DIR", default_value = "rbv-fuzz-artifacts")]
     pub artifact_dir: PathBuf,
-    /// Show and keep at most this many distinct findings in full (each the
-    /// first of its generator family and oracle reason); the others are
-    /// only counted in the summary.
+    /// Show and keep at most this many bugs in full, each by its smallest
+    /// shrunk finding (findings are grouped by generator family, oracle
+    /// reason and how the answer differed); the others are only counted in
+    /// the summary.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub max_findings: usize,
     /// Write the target's seed corpus into DIR and exit (no fuzzing).
@@ -229,7 +231,10 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
         std::fs::create_dir_all(&args.artifact_dir)
             .with_context(|| args.artifact_dir.display().to_string())?;
     }
-    for found in outcome.found.iter().take(args.max_findings) {
+    // One entry per bug: its smallest shrunk input stands for the group.
+    let groups = outcome.groups();
+    for group in groups.iter().take(args.max_findings) {
+        let found = group.representative;
         let (short, _) = crate::fuzz::finding::artifact_hash(&found.artifact);
         let path = args.artifact_dir.join(format!("{}-{short}", target.name));
         let yaml = found.finding.to_yaml(&found.artifact, &date);
@@ -255,10 +260,11 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
             std::fs::write(&recorded, &yaml).with_context(|| recorded.display().to_string())?;
         }
         println!(
-            "# found after {} execs ({:.1} ms), {} exec(s) of its kind; artifact ({} bytes, shrunk from {}): {}",
+            "# {} finding(s), 1 bug ({} distinct shrunk case(s)); this one found after {} execs ({:.1} ms); artifact ({} bytes, shrunk from {}): {}",
+            group.findings,
+            group.cases,
             found.after_execs,
             found.after.as_secs_f64() * 1000.0,
-            found.count,
             found.artifact.len(),
             found.found_len,
             path.display()
@@ -276,15 +282,19 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
             println!("---\n{yaml}");
         }
     }
-    if !outcome.found.is_empty() {
-        print!("{}", summary(&outcome.found, args.max_findings));
+    if !groups.is_empty() {
+        print!(
+            "{}",
+            summary(&groups, outcome.findings(), args.max_findings)
+        );
     }
     eprintln!(
-        "rbv fuzz: {} execs in {:.1?} ({:.0} exec/s), {} finding(s){}",
+        "rbv fuzz: {} execs in {:.1?} ({:.0} exec/s), {} finding(s), {} bug(s){}",
         outcome.execs,
         outcome.elapsed,
         outcome.execs_per_second(),
-        outcome.found.len(),
+        outcome.findings(),
+        groups.len(),
         match outcome.restarts {
             0 => String::new(),
             n => format!(", the implementation restarted {n} time(s)"),
@@ -298,15 +308,24 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<ExitCode> {
             "execs": outcome.execs,
             "elapsed_ms": outcome.elapsed.as_secs_f64() * 1000.0,
             "execs_per_second": outcome.execs_per_second(),
-            "findings": outcome.found.iter().map(|f| serde_json::json!({
-                "requirement": f.finding.requirement,
-                "summary": rbv_report::text::terminal(&f.finding.summary),
-                "after_execs": f.after_execs,
-                "after_ms": f.after.as_secs_f64() * 1000.0,
-                "count": f.count,
-                "input_bytes": f.artifact.len(),
-                "found_input_bytes": f.found_len,
-            })).collect::<Vec<_>>(),
+            // One entry per bug, described by its representative.
+            "findings": groups.iter().map(|g| {
+                let f = g.representative;
+                serde_json::json!({
+                    "families": g.families,
+                    "requirement": g.bug.requirement,
+                    "difference": g.bug.difference,
+                    "summary": rbv_report::text::terminal(&f.finding.summary),
+                    "after_execs": f.after_execs,
+                    "after_ms": f.after.as_secs_f64() * 1000.0,
+                    "count": g.findings,
+                    "cases": g.cases,
+                    "input_bytes": f.artifact.len(),
+                    "found_input_bytes": f.found_len,
+                })
+            }).collect::<Vec<_>>(),
+            "bugs": groups.len(),
+            "finding_execs": outcome.findings(),
             "productions": fired.keys().map(|(g, p)| format!("{g}/{p}")).collect::<Vec<_>>(),
         });
         println!("{stats}");
@@ -336,27 +355,29 @@ fn recorded_case(artifact: &std::path::Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// One line per distinct finding (family, rule, direction, the short
-/// signature of its shrunk case, count), the ones past `shown` marked as
-/// not kept.
-fn summary(found: &[crate::fuzz::driver::Found], shown: usize) -> String {
-    let mut out = format!("# {} distinct finding(s):\n", found.len());
-    for (i, f) in found.iter().enumerate() {
-        let (family, requirement, kind) = f.finding.key();
+/// One line per bug (its families, rule, direction, how the answer differed, how
+/// many findings and distinct shrunk cases), the ones past `shown` marked
+/// as not kept.
+fn summary(groups: &[Group<'_>], findings: u64, shown: usize) -> String {
+    let mut out = format!("# {findings} finding(s), {} bug(s):\n", groups.len());
+    for (i, g) in groups.iter().enumerate() {
         let kept = if i < shown {
             ""
         } else {
             "  (not kept: --max-findings)"
         };
-        let case = crate::fuzz::finding::hex(&f.signature[..4]);
         out.push_str(&format!(
-            "#   {family:<28} {requirement:<12} {:<9} case {case} x{}{kept}\n",
-            match kind {
+            "#   {:<28} {:<12} {:<9} x{} in {} case(s): {}{kept}\n",
+            rbv_report::text::terminal(&g.families.join(",")),
+            g.bug.requirement,
+            match g.bug.kind {
                 FailKind::Under => "unsafe",
                 FailKind::Over => "precision",
                 FailKind::Mismatch => "mismatch",
             },
-            f.count
+            g.findings,
+            g.cases,
+            rbv_report::text::terminal(&g.bug.difference),
         ));
     }
     out

@@ -130,8 +130,9 @@ fn names(caps: impl IntoIterator<Item = Capability>) -> Vec<String> {
 }
 
 impl Run {
-    pub fn findings(&self) -> usize {
-        self.targets.iter().map(|t| t.outcome.found.len()).sum()
+    /// The bugs the campaign found (one failing result each).
+    pub fn bugs(&self) -> usize {
+        self.targets.iter().map(|t| t.outcome.groups().len()).sum()
     }
 
     /// The campaign as the report records it; `date` goes into each
@@ -161,6 +162,7 @@ impl Run {
                 execs: outcome.execs,
                 elapsed_ms: m::round_ms(outcome.elapsed.as_secs_f64() * 1000.0),
                 findings: outcome.found.len(),
+                bugs: outcome.groups().len(),
                 restarts: outcome.restarts,
                 cut_short: run.cut_short,
                 incomplete: outcome
@@ -168,8 +170,13 @@ impl Run {
                     .as_deref()
                     .map(|why| rbv_report::text::one_line(why, 400)),
             });
-            for found in &outcome.found {
+            // One failing result per bug: its smallest shrunk case stands
+            // for the others, which the counts keep.
+            for group in outcome.groups() {
+                let found = group.representative;
                 let mut f = finding(run.target, found, catalogue, date);
+                f.count = group.findings;
+                f.cases = group.cases;
                 f.oracle_words = judge(run.target, found)
                     .iter()
                     .map(|w| rbv_report::text::one_line(w, 400))
@@ -245,6 +252,7 @@ fn stopped(
         artifact_hex: String::new(),
         after_execs: execs,
         count: 1,
+        cases: 1,
         oracle_words: Vec::new(),
         result,
     }
@@ -302,6 +310,7 @@ fn finding(
         artifact_hex: hex(&found.artifact),
         after_execs: found.after_execs,
         count: found.count,
+        cases: 1,
         oracle_words: Vec::new(),
         result,
     }
@@ -362,7 +371,7 @@ mod tests {
             assert_eq!(t.outcome.execs, 0, "{}", t.target.name);
             assert!(t.outcome.died.is_none(), "{}", t.target.name);
         }
-        assert_eq!(ran.findings(), 0);
+        assert_eq!(ran.bugs(), 0);
         // Without a deadline the same plan spends its execs.
         let open = Plan {
             deadline: None,

@@ -2,12 +2,11 @@
 //! cargo-fuzz binaries, fed by a seeded RNG instead of libFuzzer's
 //! coverage-guided mutation. A run is reproducible from its seed.
 
-use super::finding::Finding;
+use super::finding::{Bug, Finding};
 use super::minimize::{self, Budget};
 use super::rng::SplitMix64;
 use super::subject::Subject;
 use super::targets::Target;
-use crate::verdict::FailKind;
 use arbitrary::Unstructured;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -43,8 +42,9 @@ pub struct Found {
     pub after_execs: u64,
     pub after: Duration,
     /// How many execs found this input (the same shrunk case), this one
-    /// included; once a bug (`Finding::key`) has been shrunk
-    /// [`SHRINKS_PER_BUG`] times, its further execs count on its first input.
+    /// included; once a bug (`Finding::bug`, as found) has been shrunk
+    /// [`SHRINKS_PER_BUG`] times, its further execs count on the input its
+    /// last shrink became.
     pub count: u64,
     /// The length of the input that found it, before shrinking.
     pub found_len: usize,
@@ -52,7 +52,7 @@ pub struct Found {
     pub signature: [u8; 32],
 }
 
-/// How many findings of one bug (`Finding::key`) are shrunk and compared;
+/// How many findings of one bug (`Finding::bug`) are shrunk and compared;
 /// past that, an exec that finds the bug again only counts. Each shrink
 /// costs up to [`Budget::default`].
 pub const SHRINKS_PER_BUG: u32 = 8;
@@ -63,7 +63,9 @@ pub struct Outcome {
     pub execs: u64,
     pub elapsed: Duration,
     /// Distinct findings: each input shrunk, and kept when no earlier
-    /// finding shrank to the same case (`minimize::signature`).
+    /// finding shrank to the same case (`minimize::signature`). Several
+    /// may show one bug: `Outcome::groups` (`fuzz::group`) has one entry
+    /// per bug.
     pub found: Vec<Found>,
     /// How often the implementation failed (crash, hang, garbage) and was
     /// started again.
@@ -117,7 +119,7 @@ pub fn drive_with(
     let mut restarts = 0;
     let mut died = None;
     let mut last_tick = Duration::ZERO;
-    let mut shrunk: HashMap<(String, &'static str, FailKind), u32> = HashMap::new();
+    let mut shrunk: HashMap<Bug, (u32, usize)> = HashMap::new();
     while execs < options.max_execs && start.elapsed() < options.time {
         let elapsed = start.elapsed();
         if elapsed - last_tick >= EVERY {
@@ -156,15 +158,11 @@ pub fn drive_with(
             continue;
         };
         let after = start.elapsed();
-        let bug = (finding.family.clone(), finding.requirement, finding.kind);
-        let shrinks = shrunk.entry(bug.clone()).or_insert(0);
+        // Shrinking may change the family (`minimize`), so the bug as found
+        // remembers which entry its last shrink became.
+        let (shrinks, became) = shrunk.entry(finding.bug()).or_insert((0, 0));
         if *shrinks >= SHRINKS_PER_BUG {
-            if let Some(first) = found
-                .iter_mut()
-                .find(|f| f.finding.key() == (bug.0.as_str(), bug.1, bug.2))
-            {
-                first.count += 1;
-            }
+            found[*became].count += 1;
             continue;
         }
         *shrinks += 1;
@@ -175,9 +173,11 @@ pub fn drive_with(
             minimize::shrink(target, subject, bytes, finding, Budget::default())
         };
         let signature = minimize::signature(&small.finding);
-        if let Some(same) = found.iter_mut().find(|f| f.signature == signature) {
-            same.count += 1;
+        if let Some(same) = found.iter().position(|f| f.signature == signature) {
+            found[same].count += 1;
+            *became = same;
         } else {
+            *became = found.len();
             found.push(Found {
                 finding: small.finding,
                 artifact: small.artifact,

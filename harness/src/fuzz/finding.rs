@@ -21,7 +21,27 @@ pub struct Finding {
     pub family: String,
     /// The classifier input (statement, command line, URL), when there is one.
     pub payload: Option<String>,
+    /// How the answer differed from the expected one, in words that do not
+    /// depend on the input (`no answer`, `` `ack` for `error` ``, `answered
+    /// auto`; empty where the requirement and direction say it all): with
+    /// the requirement and the direction, what tells two bugs apart
+    /// ([`Finding::bug`]).
+    pub difference: String,
     pub case: CaseDraft,
+}
+
+/// What an implementation got wrong, as [`Finding::bug`] reads it: findings
+/// with one bug are one group (`fuzz::group`). The generator family is not
+/// part of it: a family names where the input came from, and the outermost
+/// one is often a wrapper (`timeout`, `command`, a pipeline) around the
+/// production that shows the bug, so the family split one client's two
+/// shell bugs into 13 "distinct" findings. The group lists its families.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Bug {
+    pub target: &'static str,
+    pub requirement: &'static str,
+    pub kind: FailKind,
+    pub difference: String,
 }
 
 /// A case without its provenance, which only promotion knows.
@@ -47,10 +67,27 @@ pub fn artifact_hash(bytes: &[u8]) -> (String, String) {
 }
 
 impl Finding {
-    /// What makes two findings the same bug: the generator family and the
-    /// oracle's reason (the rule broken, and which way).
+    /// The generator family and the oracle's reason (the rule broken, and
+    /// which way): what the driver shrinks a bounded number of times.
     pub fn key(&self) -> (&str, &str, FailKind) {
         (&self.family, self.requirement, self.kind)
+    }
+
+    /// Whether `other` shows the same bug: the same rule broken the same
+    /// way, with the same difference, whatever family built it, so that
+    /// shrinking can reach the smallest input that shows it.
+    pub fn same_answer(&self, other: &Finding) -> bool {
+        self.bug() == other.bug()
+    }
+
+    /// What the implementation got wrong: its group.
+    pub fn bug(&self) -> Bug {
+        Bug {
+            target: self.target,
+            requirement: self.requirement,
+            kind: self.kind,
+            difference: self.difference.clone(),
+        }
     }
 
     /// The case id a promoted finding gets.

@@ -4,10 +4,12 @@
 //! A generator draws its structure from the input bytes, so a shorter input
 //! builds a smaller case: fewer steps, shorter strings. Shrinking removes
 //! chunks of bytes (halves first, then smaller pieces, as delta debugging
-//! does) and keeps a removal when the target still reports the same bug
-//! (`Finding::key`). Two findings whose shrunk inputs build the same case
-//! are one finding; shrinking first is what makes that comparison mean
-//! something, since two random inputs almost never build the same case.
+//! does) and keeps a removal when the target still reports the same wrong
+//! answer (`Finding::same_answer`), whatever family built it: the smallest
+//! input's family is the one that names the bug (`fuzz::group`). Two
+//! findings whose shrunk inputs build the same case are one finding;
+//! shrinking first is what makes that comparison mean something, since two
+//! random inputs almost never build the same case.
 
 use super::driver::{judged_failure, revive};
 use super::finding::Finding;
@@ -90,7 +92,7 @@ pub fn shrink(
                 }
             }
             match checked {
-                Ok(Some(f)) if f.key() == best.finding.key() => {
+                Ok(Some(f)) if f.same_answer(&best.finding) => {
                     best.artifact = candidate;
                     best.finding = f;
                 }

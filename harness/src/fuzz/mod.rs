@@ -11,6 +11,7 @@ pub mod campaign;
 pub mod driver;
 pub mod finding;
 pub mod gen;
+pub mod group;
 pub mod libfuzzer;
 pub mod minimize;
 pub mod oracle_manifest;

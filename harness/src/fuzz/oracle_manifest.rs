@@ -137,6 +137,7 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
         summary,
         family: "manifest".into(),
         payload: None,
+        difference: String::new(),
         case: CaseDraft {
             area: "manifest",
             title: "Entry-level invalidation and floors of a fuzzed permissions object".into(),

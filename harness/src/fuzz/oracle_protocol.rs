@@ -32,13 +32,16 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
     decode_answer(&input.template);
     let session = subject.fresh_session();
     let families = input.families.join(" + ");
-    let finding = |requirement, summary: String, expect: &str| Finding {
+    let finding = |requirement, difference: String, summary: String, expect: &str| Finding {
         target: "protocol_decoder",
         requirement,
         kind: FailKind::Mismatch,
         summary,
-        family: input.families.first().copied().unwrap_or("none").to_owned(),
+        // The last break is the one the line shows (an earlier one may be
+        // gone: cut off, or replaced with the whole line).
+        family: input.families.last().copied().unwrap_or("none").to_owned(),
         payload: Some(input.template.clone()),
+        difference,
         case: CaseDraft {
             area: "protocol",
             title: format!("{families}: a malformed line is answered and survived"),
@@ -53,7 +56,13 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
         Ok(a) => a,
         Err(e) => {
             let summary = format!("no answer to {:?} ({families}): {e}", input.template);
-            return Ok(Some(finding(req::PROTOCOL_SURVIVAL, summary, "")));
+            let difference = "no answer".to_owned();
+            return Ok(Some(finding(
+                req::PROTOCOL_SURVIVAL,
+                difference,
+                summary,
+                "",
+            )));
         }
     };
     let want_type = match Request::from_line(&sent) {
@@ -67,14 +76,26 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
     let got_id = answer.get("id").cloned().unwrap_or(Value::Null);
     if got_id != want_id {
         let summary = format!("answered {sent:?} ({families}) with id {got_id}, not {want_id}");
-        return Ok(Some(finding(req::PROTOCOL_ECHO, summary, &expect)));
+        let difference = format!("{} id for {} id", json_kind(&got_id), json_kind(&want_id));
+        return Ok(Some(finding(
+            req::PROTOCOL_ECHO,
+            difference,
+            summary,
+            &expect,
+        )));
     }
     let got_session = answer.get("session").and_then(Value::as_str);
     if got_session != Some(line_session.as_str()) {
         let summary = format!(
             "answered {sent:?} ({families}) in session {got_session:?}, not {line_session:?}"
         );
-        return Ok(Some(finding(req::PROTOCOL_ECHO, summary, &expect)));
+        let difference = "another session".to_owned();
+        return Ok(Some(finding(
+            req::PROTOCOL_ECHO,
+            difference,
+            summary,
+            &expect,
+        )));
     }
     let got_type = answer.get("type").and_then(Value::as_str).unwrap_or("");
     if let Some(want) = want_type.filter(|w| *w != got_type) {
@@ -84,17 +105,39 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
             req::PROTOCOL_ERROR
         };
         let summary = format!("answered {sent:?} ({families}) with `{got_type}`, not `{want}`");
-        return Ok(Some(finding(requirement, summary, &expect)));
+        // The answer's type is the implementation's text: only a type rbv
+        // reads names the difference.
+        let got = Response::from_json(&answer).map_or("another type", |r| r.body.kind());
+        let difference = format!("`{got}` for `{want}`");
+        return Ok(Some(finding(requirement, difference, summary, &expect)));
     }
     match subject.call(&session, RequestBody::ResetSession(Default::default())) {
         Ok(ResponseBody::Ack(_)) => Ok(None),
         other => {
-            let got = match other {
-                Ok(body) => format!("`{}`", body.kind()),
-                Err(e) => e,
+            let (difference, got) = match other {
+                Ok(body) => {
+                    let got = format!("`{}`", body.kind());
+                    (format!("then {got} for `ack`"), got)
+                }
+                Err(e) => ("then no answer".to_owned(), e),
             };
             let summary = format!("after {sent:?} ({families}), `reset_session` got {got}");
-            Ok(Some(finding(req::PROTOCOL_SURVIVAL, summary, &expect)))
+            Ok(Some(finding(
+                req::PROTOCOL_SURVIVAL,
+                difference,
+                summary,
+                &expect,
+            )))
         }
+    }
+}
+
+/// What kind of JSON value an id is, for a difference that does not depend
+/// on the input.
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Number(_) => "a number",
+        _ => "a non-number",
     }
 }

@@ -63,6 +63,7 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
             }
         ),
         payload: Some(labeled.text.clone()),
+        difference: String::new(),
         case: CaseDraft {
             area: "shell",
             title: format!("{families} after a state change: {}", first_line(&labeled.text)),

@@ -111,6 +111,7 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
         summary,
         family: "dominated-pair".into(),
         payload: None,
+        difference: String::new(),
         case: CaseDraft {
             area: "projection",
             title: "Projection of fuzzed axes".into(),

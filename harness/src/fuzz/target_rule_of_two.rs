@@ -174,6 +174,7 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
             ),
             family: format!("{count}-properties"),
             payload: None,
+            difference: String::new(),
             case: CaseDraft {
                 area: "rule-of-two",
                 title: format!("Rule-of-Two over a sequence: {count} properties, expected {want}"),

@@ -325,6 +325,7 @@ impl<'s> Run<'s> {
             summary,
             family,
             payload: None,
+            difference: String::new(),
             case: CaseDraft {
                 area: "tokens",
                 title,

@@ -205,6 +205,7 @@ impl ClassifierProbe<'_> {
                 .unwrap_or("plain")
                 .to_owned(),
             payload: Some(self.labeled.text.clone()),
+            difference: format!("answered {}", e.band),
             case: CaseDraft {
                 area: self.area,
                 title: format!("{families}: {}", first_line(&self.labeled.text)),

@@ -35,7 +35,9 @@ pub struct Campaign {
     /// level rests on the cases alone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_fuzzed: Vec<String>,
-    /// Each distinct finding, as a failing result of its capability.
+    /// One entry per bug (findings grouped by the rule broken, which way,
+    /// and how the answer differed), each a failing result of its
+    /// capability, its smallest shrunk case standing for the others.
     pub findings: Vec<FuzzFinding>,
 }
 
@@ -51,8 +53,12 @@ pub struct CampaignTarget {
     /// Execs the implementation answered in full.
     pub execs: u64,
     pub elapsed_ms: f64,
-    /// Distinct findings of this target.
+    /// Distinct findings of this target (inputs that shrank to different
+    /// cases).
     pub findings: usize,
+    /// The bugs behind them: one entry each in `Campaign::findings`.
+    #[serde(default)]
+    pub bugs: usize,
     /// How often the implementation failed and was started again.
     pub restarts: u32,
     /// The run's deadline (`--deadline`) ended the target before its share
@@ -94,11 +100,18 @@ pub struct FuzzFinding {
     pub artifact_hex: String,
     /// Execs of its target until it was found.
     pub after_execs: u64,
-    /// How many execs found it (the same shrunk case).
+    /// How many execs found the bug, over all its shrunk cases.
     pub count: u64,
+    /// The distinct shrunk cases behind the bug (this one among them).
+    #[serde(default = "one")]
+    pub cases: usize,
     /// What the second oracles said about it, one line each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub oracle_words: Vec<String>,
+}
+
+fn one() -> usize {
+    1
 }
 
 impl Campaign {
@@ -139,12 +152,11 @@ impl Campaign {
                 if names.len() > 1 { "s" } else { "" }
             ));
         }
-        let findings = self.findings.len();
         let mut s = format!(
-            "fuzzed {} ({}), {findings} finding{}",
+            "fuzzed {} ({}), {}",
             short_duration(self.budget_ms),
             inside.join(", "),
-            super::plural(findings)
+            self.found()
         );
         if self.targets.iter().any(|t| t.incomplete.is_some()) {
             s.push_str(" (incomplete: the implementation stopped answering)");
@@ -159,6 +171,22 @@ impl Campaign {
             ));
         }
         s
+    }
+}
+
+impl Campaign {
+    /// What it found, bugs first: `0 findings`, `5 bugs (32 findings)`.
+    pub fn found(&self) -> String {
+        let findings: usize = self.findings.iter().map(|f| f.cases).sum();
+        let bugs = self.findings.len();
+        match bugs {
+            0 => "0 findings".to_owned(),
+            _ => format!(
+                "{bugs} bug{} ({findings} finding{})",
+                super::plural(bugs),
+                super::plural(findings)
+            ),
+        }
     }
 }
 
@@ -226,6 +254,7 @@ mod tests {
                 execs: 1_100_000,
                 elapsed_ms: 180_000.0,
                 findings: 0,
+                bugs: 0,
                 restarts: 0,
                 cut_short: false,
                 incomplete: None,

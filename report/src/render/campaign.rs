@@ -13,14 +13,9 @@ use std::fmt::Write;
 /// all of them.
 pub const MAX_MARKDOWN_FINDINGS: usize = 10;
 
-/// The badge's clause: `fuzzed 3 min, 0 findings`.
+/// The badge's clause: `fuzzed 3 min, 0 findings`, `fuzzed 3 min, 2 bugs (9 findings)`.
 pub fn badge(c: &Campaign) -> String {
-    let n = c.findings.len();
-    format!(
-        "fuzzed {}, {n} finding{}",
-        short_duration(c.budget_ms),
-        crate::model::plural(n)
-    )
+    format!("fuzzed {}, {}", short_duration(c.budget_ms), c.found())
 }
 
 /// The section of summary.md.
@@ -28,8 +23,8 @@ pub fn markdown(report: &Report, out: &mut String) {
     let Some(c) = &report.campaign else { return };
     out.push_str("### Fuzz campaign\n\n");
     let _ = writeln!(out, "{}\n", cell(&c.clause()));
-    out.push_str("| target | needs | execs | time | findings | restarts |\n");
-    out.push_str("|---|---|---:|---:|---:|---:|\n");
+    out.push_str("| target | needs | execs | time | findings | bugs | restarts |\n");
+    out.push_str("|---|---|---:|---:|---:|---:|---:|\n");
     for t in &c.targets {
         let cells = target_row(t).map(|c| cell(&c));
         let _ = writeln!(out, "| {} |", cells.join(" | "));
@@ -53,7 +48,7 @@ pub fn markdown(report: &Report, out: &mut String) {
     if c.findings.len() > MAX_MARKDOWN_FINDINGS {
         let _ = writeln!(
             out,
-            "… and {} more findings: see `report.html`.\n",
+            "… and {} more bugs: see `report.html`.\n",
             c.findings.len() - MAX_MARKDOWN_FINDINGS
         );
     }
@@ -66,7 +61,7 @@ pub fn html(report: &Report, out: &mut String) {
         out,
         "<section id=\"campaign\">\n<h2>Fuzz campaign</h2>\n<p>{}</p>\n<table>\n\
          <thead><tr><th>target</th><th>needs</th><th>execs</th><th>time</th>\
-         <th>findings</th><th>restarts</th></tr></thead>\n<tbody>",
+         <th>findings</th><th>bugs</th><th>restarts</th></tr></thead>\n<tbody>",
         escape(&c.clause())
     );
     for t in &c.targets {
@@ -109,7 +104,15 @@ pub fn junit_properties(report: &Report) -> Vec<Property> {
         Property::new("rbv.campaign", c.clause()),
         Property::new("rbv.campaign.seed", c.seed.to_string()),
         Property::new("rbv.campaign.execs", c.execs().to_string()),
-        Property::new("rbv.campaign.findings", c.findings.len().to_string()),
+        Property::new(
+            "rbv.campaign.findings",
+            c.findings
+                .iter()
+                .map(|f| f.cases)
+                .sum::<usize>()
+                .to_string(),
+        ),
+        Property::new("rbv.campaign.bugs", c.findings.len().to_string()),
         Property::new("rbv.campaign.oracles", c.oracles.join(", ")),
     ];
     if !c.not_fuzzed.is_empty() {
@@ -158,13 +161,14 @@ pub fn junit_suite(report: &Report, properties: &[Property]) -> Option<TestSuite
 
 /// A target's row of the table in summary.md and report.html, unescaped:
 /// target, needs, execs, time, findings, restarts (and why it ran short).
-fn target_row(t: &CampaignTarget) -> [String; 6] {
+fn target_row(t: &CampaignTarget) -> [String; 7] {
     [
         t.name.clone(),
         needs(&t.needs),
         t.execs.to_string(),
         format!("{:.1} s", t.elapsed_ms / 1000.0),
         t.findings.to_string(),
+        t.bugs.to_string(),
         format!("{}{}", t.restarts, t.short_of_budget()),
     ]
 }
@@ -193,10 +197,12 @@ fn requirement(f: &FuzzFinding) -> String {
         "protocol"
     };
     format!(
-        "{} · {} · {side}, found after {} execs (x{})",
+        "{} · {} · {side}, found after {} execs (x{} in {} shrunk case{})",
         reqs.join(", "),
         needs(&r.needs),
         f.after_execs,
-        f.count
+        f.count,
+        f.cases,
+        crate::model::plural(f.cases)
     )
 }

@@ -6,7 +6,9 @@
 
 use arbitrary::{Result, Unstructured};
 
-/// A request line to send raw, and the families that broke it.
+/// A request line to send raw, and the families that broke it, in the
+/// order they did (a break that changed nothing is not named; the last one
+/// named is what the line shows).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RawInput {
     /// The line, with `$ID` and `$SESSION` still to fill in.
@@ -83,6 +85,8 @@ pub fn input(u: &mut Unstructured) -> Result<RawInput> {
     let mut families = Vec::new();
     let breaks = u.int_in_range(1..=2)?;
     for _ in 0..breaks {
+        // A break that left the line as it was names no family of it.
+        let (before, named) = (line.clone(), families.len());
         match u.int_in_range(0..=9)? {
             // A line already cut to one character cannot be cut again.
             0 if line.len() > 1 => {
@@ -164,7 +168,9 @@ pub fn input(u: &mut Unstructured) -> Result<RawInput> {
             8 => {
                 // A line that `trim()` or `strip()` empties but that is not
                 // blank (PROTOCOL.md §1): it must get an `error`.
+                // It replaces the whole line: earlier breaks are gone.
                 line.clear();
+                families.clear();
                 for _ in 0..u.int_in_range(1..=3)? {
                     line.push(*u.choose(WHITESPACE)?);
                 }
@@ -178,6 +184,12 @@ pub fn input(u: &mut Unstructured) -> Result<RawInput> {
                 line = line.replacen(":\"client:notes\"", &format!(":{nest}"), 1);
                 families.push("deep-nesting");
             }
+        }
+        // Nor does one that leaves a line of whitespace whitespace (a
+        // doubled or cut `\u{b}`): the line still shows the first.
+        let whitespace = |l: &str| l.chars().all(|c| WHITESPACE.contains(&c));
+        if line == before || (whitespace(&before) && whitespace(&line)) {
+            families.truncate(named);
         }
     }
     // One line: a newline would make two, and a blank line gets no answer.
