@@ -57,7 +57,7 @@ fn a_case_is_shown_with_the_mutants_it_kills() {
         "{text}"
     );
     assert!(
-        text.contains("rbv: 2 of 29 mutants killed; not by these cases:"),
+        text.contains("rbv: 2 of 30 mutants killed; not by these cases:"),
         "{text}"
     );
 }

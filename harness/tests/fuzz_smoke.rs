@@ -45,6 +45,7 @@ const FUZZABLE: &[(&str, &str)] = &[
     ("model-minted-token", "token_binding"),
     ("first-keyword-sql", "sql_bypass"),
     ("declared-band-as-ceiling", "sql_bypass"),
+    ("credential-catalog-blind", "sql_bypass"),
     ("substring-loopback", "url_loopback"),
     ("whatwg-only-host", "url_loopback"),
     ("infrastructure-blind", "url_loopback"),
@@ -224,6 +225,7 @@ fn a_promoted_finding_passes_on_the_reference_and_fails_on_its_mutant() {
         ("shape-bound-token", "token_binding"),
         ("first-keyword-sql", "sql_bypass"),
         ("declared-band-as-ceiling", "sql_bypass"),
+        ("credential-catalog-blind", "sql_bypass"),
     ] {
         let mutant: Mutant = mutant.parse().unwrap();
         let target = targets::by_name(target).unwrap();

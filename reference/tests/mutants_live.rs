@@ -153,7 +153,8 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
         | Mutant::ResolveBlind
         | Mutant::OptionPrefixExact
         | Mutant::PersistenceBlind
-        | Mutant::ProbeDataBlind => (vec![], ""),
+        | Mutant::ProbeDataBlind
+        | Mutant::CredentialCatalogBlind => (vec![], ""),
     }
 }
 

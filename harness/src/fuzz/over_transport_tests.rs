@@ -84,10 +84,15 @@ fn fuzz(target: &str, refuse_reset: bool, execs: u64) -> Vec<(String, Vec<&'stat
 
 #[test]
 fn execs_reuse_session_names_each_reset_with_its_first_request() {
-    // A target with one session per exec.
+    // A target with one session per exec, or two for a Rule-of-Two probe
+    // (its calibration, then the probe): every exec reuses the same names.
     let batches = fuzz("sql_bypass", false, 50);
     let names: std::collections::BTreeSet<&str> = batches.iter().map(|(s, _)| s.as_str()).collect();
-    assert_eq!(names.into_iter().collect::<Vec<_>>(), ["fuzz-1"]);
+    let names: Vec<&str> = names.into_iter().collect();
+    assert!(
+        names == ["fuzz-1"] || names == ["fuzz-1", "fuzz-2"],
+        "{names:?}"
+    );
     // An exec's first batch loads its plugins (and approves) in a session
     // reset in that same batch; no other batch resets.
     let firsts = batches.iter().filter(|(_, k)| k.contains(&"load_plugins"));

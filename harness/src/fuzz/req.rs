@@ -6,6 +6,7 @@ pub const TOKEN_SINGLE_USE: &str = "RBV-TOK-005";
 pub const TOKEN_HUMAN_ONLY: &str = "RBV-TOK-001";
 pub const SQL: &str = "RBV-SQL-005";
 pub const SQL_READS: &str = "RBV-SQL-009";
+pub const SQL_CREDENTIALS: &str = "RBV-SQL-017";
 pub const SHELL: &str = "RBV-SH-002";
 pub const SHELL_DATA: &str = "RBV-SH-001";
 pub const FETCH_LOOPBACK: &str = "RBV-FET-001";
@@ -19,6 +20,7 @@ pub const SHELL_MODES: &str = "RBV-SH-012";
 pub const SHELL_BUILD: &str = "RBV-SH-013";
 pub const SHELL_SECRETS: &str = "RBV-SH-014";
 pub const SHELL_PUSH: &str = "RBV-SH-015";
+pub const SHELL_DOWNLOAD: &str = "RBV-SH-016";
 pub const PROTOCOL_SURVIVAL: &str = "RBV-PRO-001";
 pub const PROTOCOL_ERROR: &str = "RBV-PRO-002";
 pub const PROTOCOL_ECHO: &str = "RBV-PRO-003";
@@ -35,6 +37,7 @@ pub const ALL: &[&str] = &[
     TOKEN_HUMAN_ONLY,
     SQL,
     SQL_READS,
+    SQL_CREDENTIALS,
     SHELL,
     SHELL_DATA,
     FETCH_LOOPBACK,
@@ -48,6 +51,7 @@ pub const ALL: &[&str] = &[
     SHELL_BUILD,
     SHELL_SECRETS,
     SHELL_PUSH,
+    SHELL_DOWNLOAD,
     PROTOCOL_SURVIVAL,
     PROTOCOL_ERROR,
     PROTOCOL_ECHO,

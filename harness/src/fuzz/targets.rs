@@ -231,7 +231,7 @@ pub(super) fn first_line(s: &str) -> String {
 
 /// `execute_sql` declared at the lowest floor an honest author could claim,
 /// so that only call-time inspection can escalate.
-fn sql_plugin() -> PluginBundle {
+pub(super) fn sql_plugin() -> PluginBundle {
     PluginBundle {
         manifest: json!({
             "$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json",
@@ -266,6 +266,9 @@ pub(super) fn operation(
 }
 
 fn sql_bypass(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
+    if subject.claims(Capability::RuleOfTwo) && u.ratio(1, 6)? {
+        return super::oracle_secrets::check_sql(u, subject);
+    }
     let input = gen::sql::input(u)?;
     let mut op = operation(
         Some("db-tools"),
@@ -308,6 +311,10 @@ fn shell_requirement(families: &[&str]) -> (&'static str, &'static str) {
         "mode-change" | "plain-mode" => Some(req::SHELL_MODES),
         "build-tool" | "development-loop" => Some(req::SHELL_BUILD),
         "push" | "push-dry-run" | "branch-push" | "draft-pr" => Some(req::SHELL_PUSH),
+        "plain-download"
+        | "download-saved"
+        | "loopback-download"
+        | "download-unreadable-option" => Some(req::SHELL_DOWNLOAD),
         _ => None,
     });
     class.map_or((req::SHELL, req::SHELL_DATA), |r| (r, r))

@@ -162,7 +162,7 @@ pub fn inspect_with(
     let lexing = Lexing::default_for(dialect);
     let (mut findings, kinds) = match parse::statements(sql, dialect, lexing) {
         Ok(statements) => (
-            judge(&statements, dialect, policy),
+            judge(&statements, dialect, policy, mutant),
             statements.iter().map(walk::kind).collect(),
         ),
         Err(e) => (
@@ -177,14 +177,12 @@ pub fn inspect_with(
                 SqlDialect::Mysql => "sql_mode NO_BACKSLASH_ESCAPES",
                 _ => "standard_conforming_strings off",
             };
-            findings.extend(
-                judge(&statements, dialect, policy)
-                    .into_iter()
-                    .map(|mut f| {
-                        f.reason = format!("read under {setting}: {}", f.reason);
-                        f
-                    }),
-            );
+            findings.extend(judge(&statements, dialect, policy, mutant).into_iter().map(
+                |mut f| {
+                    f.reason = format!("read under {setting}: {}", f.reason);
+                    f
+                },
+            ));
         }
     }
     if mutant == Some(Mutant::QuotedStringBlind) {
@@ -200,11 +198,16 @@ pub fn inspect_with(
 
 /// The findings of every statement, in order; prepared statements carry
 /// their findings to a later `EXECUTE` of the same name.
-fn judge(statements: &[Statement], dialect: SqlDialect, policy: FunctionPolicy) -> Vec<Finding> {
+fn judge(
+    statements: &[Statement],
+    dialect: SqlDialect,
+    policy: FunctionPolicy,
+    mutant: Option<Mutant>,
+) -> Vec<Finding> {
     let mut prepared = walk::Prepared::new();
     let mut findings = Vec::new();
     for stmt in statements {
-        let found = walk::statement(stmt, dialect, policy, &prepared);
+        let found = walk::statement(stmt, dialect, policy, &prepared, mutant);
         match stmt {
             Statement::Prepare { name, .. } => {
                 prepared.insert(fold(&name.value, name.quote_style), found.clone());

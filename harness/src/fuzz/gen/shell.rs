@@ -121,6 +121,14 @@ fn safe(u: &mut Unstructured) -> Result<(String, &'static str)> {
 
 pub fn input(u: &mut Unstructured) -> Result<Labeled> {
     if u.ratio(1, 12)? {
+        let (text, truth, family) = super::shell_classes::download(u)?;
+        return Ok(Labeled {
+            text,
+            truth,
+            families: vec![family],
+        });
+    }
+    if u.ratio(1, 12)? {
         // A read that does not parse: a classifier that reads the first
         // word lets it through; it must escalate (RBV-SH-005).
         let (read, _) = safe(u)?;

@@ -139,6 +139,77 @@ pub fn neighbour(u: &mut Unstructured) -> Result<(String, Band, &'static str)> {
     })
 }
 
+/// A plain download (RBV-SH-016): curl or wget sending nothing but the
+/// request. To standard output from a remote host it is the fetch
+/// capability's GET, soft-ack exactly; saved to a file it also changes
+/// state with what came in (escalate); from loopback to standard output it
+/// is auto; with options the inspector cannot read (a config file, URLs
+/// from a file, wget commands) it escalates.
+pub fn download(u: &mut Unstructured) -> Result<(String, Truth, &'static str)> {
+    const REMOTE: &[&str] = &[
+        "https://example.com/docs/install",
+        "http://docs.example.org/guide/retry",
+        "example.com/changelog.txt",
+        "https://203.0.113.7/status",
+        "https://raw.githubusercontent.com/o/r/main/README.md",
+    ];
+    const LOOPBACK: &[&str] = &[
+        "http://localhost:8080/health",
+        "127.0.0.1:3000/",
+        "http://localhost:8000/api/items",
+    ];
+    const TO_STDOUT: &[&str] = &[
+        "curl {}",
+        "curl -sL {}",
+        "curl -I {}",
+        "curl -fsS {}",
+        "curl --silent --location {}",
+        "curl -G -d q=retry {}",
+        "wget -O- {}",
+        "wget -qO- {}",
+        "wget --spider {}",
+    ];
+    const SAVED: &[&str] = &[
+        "curl -o page.html {}",
+        "curl -O {}",
+        "curl -sLo page.html {}",
+        "curl --output page.html {}",
+        "wget {}",
+        "wget -q {}",
+        "wget -O page.html {}",
+    ];
+    const UNREADABLE: &[&str] = &[
+        "curl -K fetch.cfg {}",
+        "curl --config fetch.cfg {}",
+        "wget -i urls.txt",
+        "wget -e use_proxy=on {}",
+        "wget --config=wgetrc {}",
+    ];
+    let fill = |form: &str, url: &str| form.replace("{}", url);
+    Ok(match u.int_in_range(0..=5)? {
+        0 | 1 => (
+            fill(u.choose(TO_STDOUT)?, u.choose(REMOTE)?),
+            Truth::Safe(Band::SoftAck),
+            "plain-download",
+        ),
+        2 | 3 => (
+            fill(u.choose(SAVED)?, u.choose(REMOTE)?),
+            Truth::Dangerous,
+            "download-saved",
+        ),
+        4 => (
+            fill(u.choose(TO_STDOUT)?, u.choose(LOOPBACK)?),
+            Truth::Safe(Band::Auto),
+            "loopback-download",
+        ),
+        _ => (
+            fill(u.choose(UNREADABLE)?, u.choose(REMOTE)?),
+            Truth::Dangerous,
+            "download-unreadable-option",
+        ),
+    })
+}
+
 /// Files that hold secrets, in the spellings gates missed.
 const SECRETS: &[&str] = &[
     "~/.ssh/id_rsa",

@@ -12,6 +12,7 @@ use rbv_protocol::{Band, SqlDialect as Dialect};
 
 mod catalog;
 mod comments;
+pub mod credentials;
 mod dialect;
 #[cfg(test)]
 mod tests;

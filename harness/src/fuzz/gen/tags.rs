@@ -97,6 +97,25 @@ pub const SQL: &[Tagged] = &[
     ("sqlite-vacuum", &["RBV-SQL-013"]),
     ("sqlite-write", &["RBV-SQL-002", "RBV-SQL-011"]),
     ("sqlite-write-lock", &["RBV-SQL-013"]),
+    // Credential relations after a state change (the secrets oracle).
+    (
+        "credential-after-state-change",
+        &["RBV-SQL-017", "RBV-R2-001"],
+    ),
+    ("credential-read", &["RBV-SQL-017"]),
+    ("credential-from", &["RBV-SQL-017"]),
+    ("credential-join", &["RBV-SQL-017"]),
+    ("credential-subquery", &["RBV-SQL-017"]),
+    ("credential-cte", &["RBV-SQL-017"]),
+    ("credential-union", &["RBV-SQL-017"]),
+    ("credential-neighbour", &["RBV-SQL-017", "RBV-R2-004"]),
+    ("credential-masked-view", &["RBV-SQL-017"]),
+    ("credential-plan-only", &["RBV-SQL-017"]),
+    ("credential-name-in-string", &["RBV-SQL-017"]),
+    ("credential-name-in-comment", &["RBV-SQL-017"]),
+    ("credential-prefix-table", &["RBV-SQL-017"]),
+    ("credential-ordinary-table", &["RBV-SQL-017"]),
+    ("credential-other-system-table", &["RBV-SQL-017"]),
 ];
 
 pub const SHELL: &[Tagged] = &[
@@ -140,6 +159,10 @@ pub const SHELL: &[Tagged] = &[
     // Issue 13's shell classes (gen/shell_classes.rs).
     ("unparseable", &["RBV-SH-005"]),
     ("secret-after-state-change", &["RBV-SH-014", "RBV-R2-001"]),
+    ("plain-download", &["RBV-SH-016"]),
+    ("download-saved", &["RBV-SH-016"]),
+    ("loopback-download", &["RBV-SH-016"]),
+    ("download-unreadable-option", &["RBV-SH-016"]),
     ("option-runs-program", &["RBV-SH-011"]),
     ("option-absent", &["RBV-SH-011"]),
     ("harmless-pager", &["RBV-SH-011"]),

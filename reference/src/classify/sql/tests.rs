@@ -165,6 +165,10 @@ fn axes_follow_the_effect() {
     let secrets = inspect("SELECT rolpassword FROM pg_authid", None);
     assert_eq!(band_of(&secrets), Band::Auto);
     assert!(secrets.touches_sensitive);
+    // The credential-catalog-blind mutant misses it, and only it.
+    let blind = Some(Mutant::CredentialCatalogBlind);
+    assert!(!inspect("SELECT rolpassword FROM pg_authid", blind).touches_sensitive);
+    assert!(inspect("SELECT pg_ls_dir('.')", blind).touches_sensitive);
     // Listing the host's directories shows names, not contents.
     let listing = inspect("SELECT pg_ls_dir('.')", None);
     assert_eq!(band_of(&listing), Band::Auto);

@@ -5,6 +5,7 @@
 use super::catalog::{self, FunctionKind};
 use super::effect::{Effect, Finding};
 use super::FunctionPolicy;
+use crate::mutant::Mutant;
 use rbv_protocol::SqlDialect;
 use sqlparser::ast::{
     BinaryOperator, CopyTarget, DiscardObject, Expr, ObjectName, ObjectNamePart, Query, Reset,
@@ -24,11 +25,13 @@ pub(super) fn statement(
     dialect: SqlDialect,
     policy: FunctionPolicy,
     prepared: &Prepared,
+    mutant: Option<Mutant>,
 ) -> Vec<Finding> {
     let mut walker = Walker {
         dialect,
         policy,
         prepared,
+        credentials: mutant != Some(Mutant::CredentialCatalogBlind),
         planned: 0,
         findings: Vec::new(),
     };
@@ -55,6 +58,9 @@ struct Walker<'a> {
     dialect: SqlDialect,
     policy: FunctionPolicy,
     prepared: &'a Prepared,
+    /// Whether reading a credential relation counts as sensitive data (not
+    /// under the `credential-catalog-blind` mutant).
+    credentials: bool,
     /// Depth inside `EXPLAIN` without `ANALYZE`: the statement is planned,
     /// not run, so its own kind, locks and `INTO` have no effect. Functions
     /// still count: the planner folds immutable calls with constant
@@ -473,7 +479,10 @@ impl Visitor for Walker<'_> {
 
     fn pre_visit_relation(&mut self, relation: &ObjectName) -> ControlFlow<()> {
         let parts = folded_name(relation).unwrap_or_default();
-        if self.planned == 0 && catalog::credential_relation(&parts, self.dialect) {
+        if self.credentials
+            && self.planned == 0
+            && catalog::credential_relation(&parts, self.dialect)
+        {
             self.push(
                 Effect::SensitiveRead,
                 format!("reads credentials ({relation})"),
