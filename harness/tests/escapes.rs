@@ -95,3 +95,35 @@ fn every_unplanted_bug_family_fails_at_least_two_cases() {
         weak.join("\n")
     );
 }
+
+/// The critical floor's families are found by its fuzz target too, not
+/// only by the corpus's fixed lists: each within 3,000 execs, seed 1.
+#[test]
+fn the_critical_floor_target_finds_every_critical_family() {
+    use rbv::fuzz::driver::{drive, Options};
+    use rbv::fuzz::subject::OverTransport;
+    let target = rbv::fuzz::targets::by_name("critical_floor").expect("the target exists");
+    let options = Options {
+        max_execs: 3_000,
+        seed: 1,
+        ..Options::default()
+    };
+    let clean = drive(
+        target,
+        &mut OverTransport::new(Box::new(Proxy::new(Box::new(Correct)))),
+        &options,
+    );
+    assert!(clean.found.is_empty(), "the reference: {:?}", clean.found);
+    let mut missed = Vec::new();
+    let critical: Vec<_> = families::all()
+        .filter(|f| f.area == "critical-floor")
+        .collect();
+    assert!(critical.len() >= 3, "{} critical families", critical.len());
+    for family in critical {
+        let mut subject = OverTransport::new(Box::new(Proxy::new((family.make)())));
+        if drive(target, &mut subject, &options).found.is_empty() {
+            missed.push(family.name);
+        }
+    }
+    assert!(missed.is_empty(), "not found by critical_floor: {missed:?}");
+}

@@ -22,6 +22,7 @@ pub fn declared() -> Vec<(&'static str, Vec<Tagged>)> {
         ("fetch", gen::tags::FETCH.to_vec()),
         ("manifest", gen::manifest::productions()),
         ("projection", super::target_projection::productions()),
+        ("critical_floor", super::target_critical::productions()),
     ]
 }
 

@@ -86,6 +86,13 @@ pub const PROJECTION: Target = Target {
     judges_failures: false,
 };
 
+pub const CRITICAL_FLOOR: Target = Target {
+    name: "critical_floor",
+    needs: &[Capability::CriticalFloor, Capability::Manifest],
+    check: super::target_critical::check,
+    judges_failures: false,
+};
+
 pub const CASE_LOADER: Target = Target {
     name: "case_loader",
     needs: &[],
@@ -108,6 +115,7 @@ pub const TARGETS: &[Target] = &[
     MANIFEST,
     RULE_OF_TWO,
     PROJECTION,
+    CRITICAL_FLOOR,
     CASE_LOADER,
     PROTOCOL_DECODER,
 ];

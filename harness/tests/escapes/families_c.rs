@@ -59,7 +59,7 @@ pub fn sql_reads(view: fn(&str) -> Option<String>) -> Box<dyn Bug> {
     })
 }
 
-fn rewrite_with(f: impl Fn(&mut Value) + 'static) -> Box<dyn Bug> {
+fn rewrite_with(f: impl Fn(&mut Value) + Send + 'static) -> Box<dyn Bug> {
     Box::new(Stateful(
         move |inner: &mut Inner, session: &str, mut r: Value| {
             f(&mut r);

@@ -33,7 +33,7 @@ impl Inner {
 
 /// One simulated bug: what the buggy client answers to `request` in
 /// `session`, with a correct implementation at hand.
-pub trait Bug {
+pub trait Bug: Send {
     /// A profile value the client really implements, whatever its
     /// handshake says (the handshake stays the reference's).
     fn profile(&self) -> Option<(&'static str, &'static str)> {
@@ -64,7 +64,7 @@ impl Bug for Simple {
 
 /// A stateful bug written as a closure over its own state.
 pub struct Stateful<F: FnMut(&mut Inner, &str, Value) -> Value>(pub F);
-impl<F: FnMut(&mut Inner, &str, Value) -> Value> Bug for Stateful<F> {
+impl<F: FnMut(&mut Inner, &str, Value) -> Value + Send> Bug for Stateful<F> {
     fn handle(&mut self, inner: &mut Inner, session: &str, request: Value) -> Value {
         (self.0)(inner, session, request)
     }
