@@ -28,6 +28,7 @@ pub mod target_critical;
 pub mod target_projection;
 pub mod target_rule_of_two;
 pub mod target_token;
+pub mod target_versioning;
 pub mod targets;
 
 pub use finding::Finding;

@@ -23,6 +23,7 @@ pub fn declared() -> Vec<(&'static str, Vec<Tagged>)> {
         ("manifest", gen::manifest::productions()),
         ("projection", super::target_projection::productions()),
         ("critical_floor", super::target_critical::productions()),
+        ("versioning", super::target_versioning::productions()),
     ]
 }
 

@@ -93,6 +93,13 @@ pub const CRITICAL_FLOOR: Target = Target {
     judges_failures: false,
 };
 
+pub const VERSIONING: Target = Target {
+    name: "versioning",
+    needs: &[Capability::Versioning],
+    check: super::target_versioning::check,
+    judges_failures: false,
+};
+
 pub const CASE_LOADER: Target = Target {
     name: "case_loader",
     needs: &[],
@@ -116,6 +123,7 @@ pub const TARGETS: &[Target] = &[
     RULE_OF_TWO,
     PROJECTION,
     CRITICAL_FLOOR,
+    VERSIONING,
     CASE_LOADER,
     PROTOCOL_DECODER,
 ];
