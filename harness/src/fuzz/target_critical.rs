@@ -48,18 +48,7 @@ fn plugin() -> PluginBundle {
         .iter()
         .map(|id| json!({"id": id, "band": "auto", "reversibility": "reversible", "scope": "local", "trust": "trusted"}))
         .collect();
-    PluginBundle {
-        manifest: json!({
-            "$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json",
-            "name": PLUGIN,
-            "version": "1.0.0",
-            "permissions": {"operations": operations},
-        })
-        .into(),
-        mcp: None,
-        skills: vec![],
-        tools: Default::default(),
-    }
+    super::target_token::bundle(PLUGIN, json!(operations))
 }
 
 fn operation(id: &str) -> Operation {

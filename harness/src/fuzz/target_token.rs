@@ -28,7 +28,8 @@ fn auto_op() -> Operation {
     }
 }
 
-fn bundle(name: &str, operations: serde_json::Value) -> PluginBundle {
+/// A plugin named `name` declaring `operations` (in the 1.0.0 placement).
+pub(super) fn bundle(name: &str, operations: serde_json::Value) -> PluginBundle {
     PluginBundle {
         manifest: json!({
             "$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json",
