@@ -146,3 +146,8 @@ fn the_versioning_target_finds_the_versioning_families() {
         &["versioning: pre-release ignored"],
     );
 }
+
+#[test]
+fn the_audit_target_finds_every_audit_family() {
+    a_target_finds_its_families("audit", "audit", &[]);
+}

@@ -26,7 +26,7 @@ pub use execute::{execute, CaseRun, Exchange};
 pub use lint::{lint, lint_scoped, LintIssue, LintReport, RequirementCoverage, Scope};
 pub use load::{add_files, load_dir, load_files, load_readable, LoadError, CATALOGUE, FIXTURES};
 pub use model::{Action, Expect, Matcher, Source, Step, Token};
-pub use partial::matches as partial_match;
+pub use partial::{matches as partial_match, recent};
 pub use requirements::{Catalogue, Level, ProfileKey, Requirement};
 
 use rbv_protocol::{Capability, PluginBundle};

@@ -110,7 +110,7 @@ pub fn has_format(format: &str, s: &str) -> bool {
 /// either way. The answer is judged as it arrives, so its decision time and
 /// the harness's clock differ by the exchange alone; the slack allows for a
 /// slow machine, not for a wrong date.
-fn recent(s: &str, secs: u64, now: chrono::DateTime<chrono::Utc>) -> bool {
+pub fn recent(s: &str, secs: u64, now: chrono::DateTime<chrono::Utc>) -> bool {
     chrono::DateTime::parse_from_rfc3339(s).is_ok_and(|t| {
         let apart = (now - t.with_timezone(&chrono::Utc)).num_milliseconds();
         apart.unsigned_abs() <= secs.saturating_mul(1000)

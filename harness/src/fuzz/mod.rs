@@ -24,6 +24,7 @@ pub mod req;
 pub mod rng;
 pub mod steps;
 pub mod subject;
+pub mod target_audit;
 pub mod target_critical;
 pub mod target_projection;
 pub mod target_rule_of_two;

@@ -100,6 +100,13 @@ pub const VERSIONING: Target = Target {
     judges_failures: false,
 };
 
+pub const AUDIT: Target = Target {
+    name: "audit",
+    needs: &[Capability::Audit, Capability::Manifest],
+    check: super::target_audit::check,
+    judges_failures: false,
+};
+
 pub const CASE_LOADER: Target = Target {
     name: "case_loader",
     needs: &[],
@@ -124,6 +131,7 @@ pub const TARGETS: &[Target] = &[
     PROJECTION,
     CRITICAL_FLOOR,
     VERSIONING,
+    AUDIT,
     CASE_LOADER,
     PROTOCOL_DECODER,
 ];
