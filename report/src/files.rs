@@ -56,18 +56,18 @@ pub fn refuse_links(root: &Path, path: &Path) -> io::Result<()> {
 pub fn write_unit(dir: &Path, files: &[(&str, Vec<u8>)]) -> io::Result<()> {
     let names: Vec<&str> = files.iter().map(|(name, _)| *name).collect();
     let mut bytes = files.iter().map(|(_, b)| b);
-    write_unit_with(dir, &names, |_| {
-        Ok(bytes.next().expect("one per name").clone())
+    write_unit_with(dir, &names, |_, out| {
+        out.write_all(bytes.next().expect("one per name"))
     })
 }
 
-/// [`write_unit`] of the files `names`, each made by `make` just before it
-/// is written and dropped after: a report's documents (tens of megabytes
-/// with huge failure messages) are never all in memory at once.
+/// [`write_unit`] of the files `names`, each written by `make` into its
+/// file as it is made: a report's documents (tens of megabytes with huge
+/// failure messages) need never be held in memory whole.
 pub fn write_unit_with(
     dir: &Path,
     names: &[&str],
-    mut make: impl FnMut(&str) -> io::Result<Vec<u8>>,
+    mut make: impl FnMut(&str, &mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
     let resolved;
     let dir = match std::fs::symlink_metadata(dir) {
@@ -95,10 +95,10 @@ pub fn write_unit_with(
         .prefix(".rbv-report-")
         .tempdir_in(dir)?;
     for name in names {
-        let bytes = make(name)?;
-        let mut file = std::fs::File::create_new(staging.path().join(name))?;
-        file.write_all(&bytes)?;
-        file.sync_data()?;
+        let file = std::fs::File::create_new(staging.path().join(name))?;
+        let mut out = io::BufWriter::with_capacity(64 * 1024, file);
+        make(name, &mut out)?;
+        out.into_inner().map_err(|e| e.into_error())?.sync_data()?;
     }
     // Whatever would stop a rename (a directory of that name) stops the
     // write before the previous report is touched.

@@ -97,99 +97,184 @@ pub fn xml_allowed(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
 }
 
+/// A format's last character pass: what each character of a whole
+/// document becomes. One rule per format, used both on a document held
+/// in memory ([`xml`], [`markdown`], [`json`], [`console`]) and on one
+/// streamed to its file ([`Passing`]), so the two cannot differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// junit.xml, report.html, the badge: what XML forbids becomes
+    /// U+FFFD, bidirectional controls and invisible marks escapes.
+    Xml,
+    /// summary.md: every hostile character but the newline, the tab and
+    /// the zero-width space shown as an escape. The zero-width spaces are
+    /// the ones [`unlinked`] put in to break links and mentions (it
+    /// escaped any the text itself held).
+    Markdown,
+    /// report.json: every hostile character and every one XML forbids as
+    /// a JSON `\uXXXX` escape. The data reads back the same; a terminal
+    /// or viewer showing the file sees only escapes. (Only inside strings
+    /// can such characters be; serde_json has already escaped C0 controls
+    /// there, and the newline outside them is the pretty printer's.)
+    Json,
+    /// rbv's whole terminal output (uncolored): every hostile character
+    /// but the newline and the tab shown as an escape.
+    Console,
+}
+
+impl Pass {
+    /// Whether the pass changes `c`.
+    fn changes(self, c: char) -> bool {
+        match self {
+            Pass::Xml => !matches!(c, '\t' | '\n') && (!xml_allowed(c) || is_hostile(c)),
+            Pass::Markdown => !matches!(c, '\n' | '\t' | '\u{200b}') && is_hostile(c),
+            Pass::Json => c != '\n' && (is_hostile(c) || !xml_allowed(c)),
+            Pass::Console => !matches!(c, '\n' | '\t') && is_hostile(c),
+        }
+    }
+
+    /// What `c`, which the pass [`changes`](Pass::changes), is written as.
+    fn replace(self, c: char, out: &mut String) {
+        use std::fmt::Write;
+        match self {
+            Pass::Xml if !xml_allowed(c) => out.push('\u{fffd}'),
+            Pass::Json => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            }
+            _ => escaped(c, out),
+        }
+    }
+
+    /// `document` through the pass; moved, not copied, when it holds
+    /// nothing to change (a report's documents are megabytes).
+    pub fn apply(self, document: String) -> String {
+        if !document.chars().any(|c| self.changes(c)) {
+            return document;
+        }
+        let mut out = String::with_capacity(document.len() + 64);
+        self.push(&document, &mut out);
+        out
+    }
+
+    fn push(self, text: &str, out: &mut String) {
+        for c in text.chars() {
+            if self.changes(c) {
+                self.replace(c, out);
+            } else {
+                out.push(c);
+            }
+        }
+    }
+}
+
 /// `text` with every character XML cannot hold (controls, U+FFFE, U+FFFF,
 /// …) replaced by U+FFFD, and bidirectional controls shown as escapes.
 pub fn xml(text: &str) -> String {
-    if xml_clean(text) {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\t' | '\n' => out.push(c),
-            c if !xml_allowed(c) => out.push('\u{fffd}'),
-            c if is_hostile(c) => escaped(c, &mut out),
-            c => out.push(c),
-        }
-    }
-    out
+    Pass::Xml.apply(text.to_owned())
 }
 
-/// The last pass over a whole summary.md: every hostile character but the
-/// newline, the tab and the zero-width space shown as an escape. The
-/// zero-width spaces are the ones [`unlinked`] put in to break links and
-/// mentions (it escaped any the text itself held).
-pub fn markdown(document: String) -> String {
-    passed(
-        document,
-        |c| !matches!(c, '\n' | '\t' | '\u{200b}') && is_hostile(c),
-        escaped,
-    )
-}
-
-/// The last pass over rbv's whole terminal output (uncolored): every
-/// hostile character but the newline and the tab shown as an escape.
-pub fn console(document: String) -> String {
-    passed(
-        document,
-        |c| !matches!(c, '\n' | '\t') && is_hostile(c),
-        escaped,
-    )
-}
-
-/// `document` with every character `bad` says is hostile written by
-/// `escape`; moved, not copied, when it holds none.
-fn passed(
-    document: String,
-    bad: impl Fn(char) -> bool,
-    escape: impl Fn(char, &mut String),
-) -> String {
-    if !document.chars().any(&bad) {
-        return document;
-    }
-    let mut out = String::with_capacity(document.len() + 64);
-    for c in document.chars() {
-        if bad(c) {
-            escape(c, &mut out);
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// The last pass over a whole JSON document: every hostile character and
-/// every one XML forbids, written as a JSON `\uXXXX` escape. The data
-/// reads back the same; a terminal or viewer showing the file sees only
-/// escapes. (Only inside strings can such characters be; serde_json has
-/// already escaped C0 controls there, and the newline outside them is
-/// the pretty printer's.)
-pub fn json(document: String) -> String {
-    use std::fmt::Write;
-    passed(
-        document,
-        |c| c != '\n' && (is_hostile(c) || !xml_allowed(c)),
-        |c, out| {
-            let mut units = [0u16; 2];
-            for unit in c.encode_utf16(&mut units) {
-                let _ = write!(out, "\\u{unit:04x}");
-            }
-        },
-    )
-}
-
-fn xml_clean(text: &str) -> bool {
-    text.chars()
-        .all(|c| xml_allowed(c) && !is_hostile(c) || matches!(c, '\t' | '\n'))
-}
-
-/// A whole XML or HTML document through [`xml`]; moved, not copied, when
-/// it holds nothing to change (a report's documents are megabytes).
+/// A whole XML or HTML document through [`Pass::Xml`].
 pub fn xml_document(document: String) -> String {
-    if xml_clean(&document) {
-        document
-    } else {
-        xml(&document)
+    Pass::Xml.apply(document)
+}
+
+/// A whole summary.md through [`Pass::Markdown`].
+pub fn markdown(document: String) -> String {
+    Pass::Markdown.apply(document)
+}
+
+/// rbv's whole terminal output through [`Pass::Console`].
+pub fn console(document: String) -> String {
+    Pass::Console.apply(document)
+}
+
+/// A whole JSON document through [`Pass::Json`].
+pub fn json(document: String) -> String {
+    Pass::Json.apply(document)
+}
+
+/// A writer that puts everything written through it through one
+/// [`Pass`] on its way to `inner`: a report's documents are streamed to
+/// their files, never held whole (with megabyte answers they are tens of
+/// megabytes each), and still get the same last pass as one in memory.
+/// Bytes that are not UTF-8 become U+FFFD; a character split between two
+/// writes is joined first.
+pub struct Passing<W: std::io::Write> {
+    pass: Pass,
+    inner: W,
+    /// The start of a character the last write ended inside.
+    pending: Vec<u8>,
+    scratch: String,
+}
+
+impl<W: std::io::Write> Passing<W> {
+    pub fn new(pass: Pass, inner: W) -> Self {
+        Passing {
+            pass,
+            inner,
+            pending: Vec::new(),
+            scratch: String::new(),
+        }
+    }
+
+    /// Writes what is pending (an unfinished character as U+FFFD) and
+    /// gives the inner writer back.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        if !self.pending.is_empty() {
+            self.pending.clear();
+            self.emit("\u{fffd}")?;
+        }
+        self.inner.flush()?;
+        Ok(self.inner)
+    }
+
+    fn emit(&mut self, text: &str) -> std::io::Result<()> {
+        self.scratch.clear();
+        self.pass.push(text, &mut self.scratch);
+        self.inner.write_all(self.scratch.as_bytes())
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Passing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let joined;
+        let mut bytes = buf;
+        if !self.pending.is_empty() {
+            let mut v = std::mem::take(&mut self.pending);
+            v.extend_from_slice(buf);
+            joined = v;
+            bytes = &joined;
+        }
+        while !bytes.is_empty() {
+            match std::str::from_utf8(bytes) {
+                Ok(text) => {
+                    self.emit(text)?;
+                    break;
+                }
+                Err(e) => {
+                    let (valid, rest) = bytes.split_at(e.valid_up_to());
+                    self.emit(std::str::from_utf8(valid).expect("checked"))?;
+                    match e.error_len() {
+                        Some(n) => {
+                            self.emit("\u{fffd}")?;
+                            bytes = &rest[n..];
+                        }
+                        None => {
+                            self.pending = rest.to_vec();
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -219,6 +304,37 @@ pub fn cap(text: &mut String, max: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_streamed_document_gets_the_same_pass_as_one_in_memory() {
+        use std::io::Write;
+        let document = "a\u{1b}[1m é\u{fffe}\u{202e}b\r\n\t\u{200b}@x 😀 \u{7f}z";
+        for pass in [Pass::Xml, Pass::Markdown, Pass::Json, Pass::Console] {
+            let whole = pass.apply(document.to_owned());
+            assert_ne!(whole, document, "{pass:?} changes nothing");
+            // Every split point, also inside a character's bytes.
+            for cut in 0..=document.len() {
+                let mut streamed = Passing::new(pass, Vec::new());
+                streamed.write_all(&document.as_bytes()[..cut]).unwrap();
+                streamed.write_all(&document.as_bytes()[cut..]).unwrap();
+                let bytes = streamed.finish().unwrap();
+                assert_eq!(
+                    String::from_utf8(bytes).unwrap(),
+                    whole,
+                    "{pass:?} cut at {cut}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_written_as_replacement_characters() {
+        use std::io::Write;
+        let mut streamed = Passing::new(Pass::Xml, Vec::new());
+        streamed.write_all(b"a\xffb\xe2\x82").unwrap();
+        let bytes = streamed.finish().unwrap();
+        assert_eq!(String::from_utf8(bytes).unwrap(), "a\u{fffd}b\u{fffd}");
+    }
 
     #[test]
     fn terminal_text_cannot_escape_its_line() {

@@ -407,7 +407,7 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
         deadline: args.deadline_at,
     };
     let started = std::time::SystemTime::now();
-    let outcome = if args.implementation.is_some() {
+    let mut outcome = if args.implementation.is_some() {
         runner::run(&suite.cases, &args.target(&Profile::default())?, &options)
     } else {
         // The built-in reference answers every open question each way: a case
@@ -418,6 +418,7 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
         })
     };
     let summary = Summary::of(&outcome.results);
+    let ran = outcome.results.len();
     let style = Style {
         color: std::io::stdout().is_terminal(),
     };
@@ -441,6 +442,11 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
         record.conditions = Some(args.conditions(&outcome, suite.cases.len()));
         record.campaign = campaign;
         let report = reporting::build_report(&record);
+        // The report holds what is left to say about each case: with
+        // megabyte answers, keeping the results too would double the
+        // memory the report's writing needs.
+        drop(record);
+        outcome.results = Vec::new();
         if let Some(dir) = &args.report {
             let written = {
                 let _unit = crate::adapter::interrupt::defer_exit();
@@ -491,7 +497,6 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     // With a report, its note above says so already.
     if args.report.is_none() && !args.filter.is_empty() {
-        let ran = outcome.results.len();
         let note = format!(
             "partial run: {ran} of {} cases (--filter): no level",
             suite.cases.len()
@@ -517,9 +522,9 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
         // Zero failures out of zero cases is not a pass.
         eprintln!(
             "rbv: no case ran ({} selected, {} skipped): this run proves nothing{}",
-            outcome.results.len(),
+            ran,
             summary.skipped,
-            if outcome.results.is_empty() {
+            if ran == 0 {
                 " (check --cases and --filter)"
             } else {
                 ""

@@ -7,6 +7,7 @@
 
 use super::facts;
 use crate::model::{CaseResult, Report, Verdict};
+use crate::text::{Pass, Passing};
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 use std::io;
 use std::time::Duration;
@@ -16,6 +17,13 @@ use std::time::Duration;
 /// implementation's name or profile may hold U+FFFE or an escape
 /// character, which no XML allows), none escaped field by field.
 pub fn render(report: &Report) -> io::Result<String> {
+    let mut bytes = Vec::new();
+    write(report, &mut bytes)?;
+    Ok(String::from_utf8(bytes).expect("the pass writes UTF-8"))
+}
+
+/// [`render`], written to `out` as it is serialized.
+pub fn write(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
     let mut junit = quick_junit::Report::new(format!("rbv: {}", report.implementation_label()));
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(&report.started) {
         junit.set_timestamp(t);
@@ -36,8 +44,9 @@ pub fn render(report: &Report) -> io::Result<String> {
     if let Some(suite) = super::campaign::junit_suite(report, &properties) {
         junit.add_test_suite(suite);
     }
-    let document = junit.to_string().map_err(io::Error::other)?;
-    Ok(crate::text::xml_document(document))
+    let mut passing = Passing::new(Pass::Xml, out);
+    junit.serialize(&mut passing).map_err(io::Error::other)?;
+    passing.finish().map(drop)
 }
 
 /// The certificate and the run's conditions, as properties of every

@@ -31,17 +31,15 @@ pub fn write_all(report: &Report, dir: &Path) -> io::Result<()> {
         REPORT_HTML,
         BADGE_SVG,
     ];
-    // One document at a time: each is written and dropped before the next.
-    crate::files::write_unit_with(dir, &names, |name| {
-        let text = match name {
-            REPORT_JSON => json::render(report)?,
-            SCHEMA_JSON => json::schema(),
-            JUNIT_XML => junit::render(report)?,
-            SUMMARY_MD => markdown::render(report),
-            REPORT_HTML => html::render(report),
-            _ => badge::render(report),
-        };
-        Ok(text.into_bytes())
+    // The large documents are streamed to their files: with megabyte
+    // answers each is tens of megabytes, which rbv never holds whole.
+    crate::files::write_unit_with(dir, &names, |name, out| match name {
+        REPORT_JSON => json::write(report, out),
+        JUNIT_XML => junit::write(report, out),
+        REPORT_HTML => html::write(report, out),
+        SCHEMA_JSON => out.write_all(json::schema().as_bytes()),
+        SUMMARY_MD => out.write_all(markdown::render(report).as_bytes()),
+        _ => out.write_all(badge::render(report).as_bytes()),
     })
 }
 

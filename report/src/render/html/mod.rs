@@ -7,44 +7,131 @@ pub mod assets;
 
 use super::{escape, facts};
 use crate::model::{CaseResult, Report, RequirementLevel, Verdict};
-use std::fmt::Write;
+use crate::text::{Pass, Passing};
+use std::fmt::{self, Write as _};
+use std::io::{self, Write as _};
 
 /// Wraps a body into a page that loads nothing from anywhere; the whole
 /// page goes through `text::xml`, so that no field of it can carry a
 /// character HTML shows as nothing or that reorders what follows.
 pub fn page(title: &str, body: &str) -> String {
-    let document = format!(
+    let mut bytes = Vec::new();
+    write_page(title, &mut bytes, |out| {
+        out.push_str(body);
+        Ok(())
+    })
+    .expect("writing to memory does not fail");
+    String::from_utf8(bytes).expect("the pass writes UTF-8")
+}
+
+/// [`page`] written to `out` as it is made: `body` writes the page's body
+/// into a [`Chunked`] that hands it on every few kilobytes.
+fn write_page(
+    title: &str,
+    out: &mut dyn io::Write,
+    body: impl FnOnce(&mut Chunked) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut passing = Passing::new(Pass::Xml, out);
+    write!(
+        passing,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
          style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>{}</style>\n</head>\n<body>\n{body}<script>{}</script>\n\
-         </body>\n</html>\n",
+         <title>{}</title>\n<style>{}</style>\n</head>\n<body>\n",
         escape(title),
         assets::CSS,
+    )?;
+    let mut chunked = Chunked::new(&mut passing);
+    body(&mut chunked)?;
+    chunked.finish()?;
+    write!(
+        passing,
+        "<script>{}</script>\n</body>\n</html>\n",
         assets::JS
-    );
-    crate::text::xml_document(document)
+    )?;
+    passing.finish().map(drop)
 }
 
 /// The report page.
 pub fn render(report: &Report) -> String {
-    let mut body = String::new();
-    header(report, &mut body);
-    filters(report, &mut body);
-    body.push_str("<main>\n");
-    certification(report, &mut body);
-    super::campaign::html(report, &mut body);
-    requirements(report, &mut body);
-    results(report, &mut body);
-    failures(report, &mut body);
-    body.push_str("</main>\n");
+    let mut bytes = Vec::new();
+    write(report, &mut bytes).expect("writing to memory does not fail");
+    String::from_utf8(bytes).expect("the pass writes UTF-8")
+}
+
+/// The report page, written to `out` as it is made.
+pub fn write(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
     let title = format!(
         "rbv report: {} — {}",
         report.implementation_label(),
         facts::level_label(report)
     );
-    page(&title, &body)
+    write_page(&title, out, |body| {
+        header(report, body);
+        filters(report, body);
+        body.push_str("<main>\n");
+        certification(report, body);
+        let mut campaign = String::new();
+        super::campaign::html(report, &mut campaign);
+        body.push_str(&campaign);
+        requirements(report, body);
+        results(report, body);
+        failures(report, body);
+        body.push_str("</main>\n");
+        Ok(())
+    })
+}
+
+/// Text on its way to a writer, handed on whenever a few kilobytes have
+/// gathered: a page's sections are written with `push_str` and `write!`
+/// as into a `String`, but a page of megabyte failures is never held
+/// whole. The first write error is kept and returned by
+/// [`finish`](Chunked::finish).
+pub struct Chunked<'a> {
+    buffer: String,
+    out: &'a mut dyn io::Write,
+    error: Option<io::Error>,
+}
+
+impl<'a> Chunked<'a> {
+    const FLUSH_AT: usize = 64 * 1024;
+
+    fn new(out: &'a mut dyn io::Write) -> Self {
+        Chunked {
+            buffer: String::with_capacity(2 * Self::FLUSH_AT),
+            out,
+            error: None,
+        }
+    }
+
+    pub fn push_str(&mut self, text: &str) {
+        self.buffer.push_str(text);
+        if self.buffer.len() >= Self::FLUSH_AT {
+            self.hand_on();
+        }
+    }
+
+    fn hand_on(&mut self) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(self.buffer.as_bytes()) {
+                self.error = Some(e);
+            }
+        }
+        self.buffer.clear();
+    }
+
+    fn finish(mut self) -> io::Result<()> {
+        self.hand_on();
+        self.error.take().map_or(Ok(()), Err)
+    }
+}
+
+impl fmt::Write for Chunked<'_> {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        self.push_str(text);
+        Ok(())
+    }
 }
 
 /// `pass`, `fail`, `error`, `skip`, `known` or `stale`: what the verdict
@@ -64,7 +151,7 @@ pub fn chip(label: &str) -> String {
     format!("<span class=\"verdict v-{0}\">{0}</span>", escape(label))
 }
 
-fn header(report: &Report, out: &mut String) {
+fn header(report: &Report, out: &mut Chunked) {
     let s = &report.summary;
     let imp = &report.implementation;
     let (level_class, level_text) = match facts::partial_label(report) {
@@ -182,7 +269,7 @@ fn header(report: &Report, out: &mut String) {
 
 /// Each capability with its level, its cases and the blockers of every
 /// level above it.
-fn certification(report: &Report, out: &mut String) {
+fn certification(report: &Report, out: &mut Chunked) {
     let cert = &report.summary.certification;
     if cert.capabilities.is_empty() {
         return;
@@ -214,7 +301,7 @@ fn certification(report: &Report, out: &mut String) {
 /// How many blocking case ids the page names per level.
 const BLOCKERS_SHOWN: usize = 20;
 
-fn filters(report: &Report, out: &mut String) {
+fn filters(report: &Report, out: &mut Chunked) {
     out.push_str(
         "<nav id=\"filters\">\n<label>Verdict <select id=\"filter-verdict\">\
          <option value=\"all\">all</option>",
@@ -243,7 +330,7 @@ fn num(n: usize) -> String {
     }
 }
 
-fn requirements(report: &Report, out: &mut String) {
+fn requirements(report: &Report, out: &mut Chunked) {
     out.push_str(
         "<section id=\"requirements\">\n<h2>Requirement coverage</h2>\n<table class=\"matrix\">\n\
          <thead><tr><th>requirement</th><th>level</th><th>status</th><th class=\"num\">pass</th>\
@@ -284,7 +371,7 @@ fn rests_on_interpretation(case: &CaseResult) -> bool {
         .any(|r| r.level == Some(RequirementLevel::Interpretation))
 }
 
-fn results(report: &Report, out: &mut String) {
+fn results(report: &Report, out: &mut Chunked) {
     out.push_str("<section id=\"results\">\n<h2>Results by area</h2>\n");
     let failure_index = failure_anchors(report);
     for (area, cases) in report.areas() {
@@ -370,7 +457,7 @@ fn failure_anchors(report: &Report) -> Vec<&str> {
         .collect()
 }
 
-fn failures(report: &Report, out: &mut String) {
+fn failures(report: &Report, out: &mut Chunked) {
     let failing: Vec<&CaseResult> = report
         .cases
         .iter()
