@@ -94,6 +94,23 @@ fn an_uncovered_undeclared_production_fails_and_a_declaration_clears_it() {
 }
 
 #[test]
+fn a_gap_a_case_closed_is_a_warning_to_drop_it() {
+    let closed = WHOLE.replace(
+        "  - name: Statement::Delete\n",
+        "  - {name: Statement::Delete, gap: a write}\n",
+    );
+    let report = case::lint(&suite(&closed));
+    assert!(grammar_errors(&suite(&closed)).is_empty());
+    let warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("sql:Statement::Delete: declared a `gap`, but cases exercise it")),
+        "{warnings:?}"
+    );
+}
+
+#[test]
 fn a_production_the_file_does_not_list_fails() {
     let without = WHOLE.replace("  - name: Statement::Delete\n", "");
     let errors = grammar_errors(&suite(&without));

@@ -105,6 +105,11 @@ impl Row {
         self.gap.is_some() && !self.is_covered()
     }
 
+    /// Declared a gap, but a case exercises it now: the declaration is stale.
+    pub fn is_closed_gap(&self) -> bool {
+        self.gap.is_some() && self.is_covered()
+    }
+
     fn is_covered(&self) -> bool {
         !self.covered.unsafe_cases.is_empty() || !self.covered.precision_cases.is_empty()
     }
