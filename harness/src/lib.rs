@@ -9,6 +9,7 @@ pub mod certify;
 pub mod cli;
 pub mod embedded;
 pub mod fuzz;
+pub mod grammar;
 pub mod mutation;
 pub mod oracle;
 pub mod parallel;

@@ -53,7 +53,9 @@ fn every_case_document_validates() {
             .unwrap()
             .to_string_lossy()
             .into_owned();
-        if rel == "REQUIREMENTS.yaml" || rel.starts_with("plugins/") {
+        // Grammar files list productions; the schema is the cases'.
+        if rel == "REQUIREMENTS.yaml" || rel.starts_with("plugins/") || rel.starts_with("grammar/")
+        {
             continue;
         }
         let src = std::fs::read_to_string(&file).unwrap();

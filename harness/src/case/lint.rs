@@ -50,6 +50,8 @@ pub struct LintReport {
     pub errors: Vec<LintIssue>,
     pub warnings: Vec<LintIssue>,
     pub coverage: Vec<RequirementCoverage>,
+    /// The grammar productions, in project scope only.
+    pub grammar: Vec<crate::grammar::Row>,
 }
 
 impl LintReport {
@@ -78,7 +80,7 @@ impl fmt::Display for LintReport {
                 names(&c.contributors, Contributor::as_str)
             )?;
         }
-        Ok(())
+        write!(f, "{}", crate::grammar::Table(&self.grammar))
     }
 }
 
@@ -352,6 +354,46 @@ pub fn lint_scoped(suite: &Suite, scope: Scope<'_>) -> LintReport {
             paths,
             contributors,
         });
+    }
+    // Which productions a corpus must cover is a property of the whole
+    // corpus and its grammar files, not of a few files or a toy tree.
+    if project {
+        report.grammar = crate::grammar::coverage(&suite.grammars, &suite.cases);
+        for row in &report.grammar {
+            if let Some(message) = row.problem() {
+                report.errors.push(LintIssue {
+                    subject: format!("{}:{}", row.grammar, row.production),
+                    origin: None,
+                    message,
+                });
+            }
+        }
+        let mut gaps: BTreeMap<&str, usize> = BTreeMap::new();
+        for row in report.grammar.iter().filter(|r| r.is_open_gap()) {
+            *gaps.entry(row.grammar.as_str()).or_default() += 1;
+        }
+        for row in report.grammar.iter().filter(|r| r.is_closed_gap()) {
+            report.warnings.push(LintIssue {
+                subject: format!("{}:{}", row.grammar, row.production),
+                origin: None,
+                message: format!(
+                    "declared a `gap`, but cases exercise it now: drop the `gap` in {}{}.yaml",
+                    crate::grammar::DIR,
+                    row.grammar
+                ),
+            });
+        }
+        for (grammar, n) in gaps {
+            report.warnings.push(LintIssue {
+                subject: format!("grammar {grammar}"),
+                origin: None,
+                message: format!(
+                    "{n} production(s) declared a `gap`: no case exercises them yet \
+                     ({}{grammar}.yaml)",
+                    crate::grammar::DIR
+                ),
+            });
+        }
     }
     report
 }

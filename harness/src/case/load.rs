@@ -269,8 +269,27 @@ pub fn load_files(files: &[(String, String)]) -> Result<Suite, Vec<LoadError>> {
 
     let mut catalogue = Catalogue::default();
     let mut fixtures = BTreeMap::new();
+    let mut grammars = BTreeMap::new();
     for (path, src, docs) in &parsed {
-        if *path == CATALOGUE {
+        if path.starts_with(crate::grammar::DIR) {
+            match docs.as_slice() {
+                [doc] => match doc.parse::<crate::grammar::Declared>() {
+                    Ok(g) => {
+                        for message in g.problems() {
+                            errors.push(LoadError::new(path, src, doc.pos, message));
+                        }
+                        grammars.insert(g.grammar.clone(), g);
+                    }
+                    Err(e) => errors.push(LoadError::from_node(path, src, doc.pos, "", e)),
+                },
+                _ => errors.push(LoadError::new(
+                    path,
+                    src,
+                    Pos { line: 1, column: 1 },
+                    "a grammar file is exactly one document: a grammar's productions",
+                )),
+            }
+        } else if *path == CATALOGUE {
             match docs.as_slice() {
                 [] => {}
                 [doc] => match doc.parse::<Catalogue>() {
@@ -324,7 +343,11 @@ pub fn load_files(files: &[(String, String)]) -> Result<Suite, Vec<LoadError>> {
     // files: in parallel, then the duplicate ids and the errors in file order.
     let case_files: Vec<_> = parsed
         .iter()
-        .filter(|(path, _, _)| *path != CATALOGUE && fixture_name(path).is_none())
+        .filter(|(path, _, _)| {
+            *path != CATALOGUE
+                && fixture_name(path).is_none()
+                && !path.starts_with(crate::grammar::DIR)
+        })
         .collect();
     let built = crate::parallel::map(&case_files, |(path, src, docs)| {
         (*path, *src, build_file(catalogue_ref, &ctx, path, docs))
@@ -356,7 +379,11 @@ pub fn load_files(files: &[(String, String)]) -> Result<Suite, Vec<LoadError>> {
 
     if errors.is_empty() {
         cases.sort_by(|a, b| a.id.cmp(&b.id));
-        Ok(Suite { cases, catalogue })
+        Ok(Suite {
+            cases,
+            catalogue,
+            grammars,
+        })
     } else {
         errors.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
         Err(errors)

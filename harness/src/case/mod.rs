@@ -23,6 +23,7 @@ pub mod show;
 mod steps;
 
 pub use execute::{execute, CaseRun, Exchange};
+pub(crate) use judge::sides as judge_sides;
 pub use lint::{lint, lint_scoped, LintIssue, LintReport, RequirementCoverage, Scope};
 pub use load::{add_files, load_dir, load_files, load_readable, LoadError, CATALOGUE, FIXTURES};
 pub use model::{Action, Expect, Matcher, Source, Step, Token};
@@ -151,6 +152,8 @@ pub struct Suite {
     /// Sorted by id.
     pub cases: Vec<Case>,
     pub catalogue: Catalogue,
+    /// The grammar files (`grammar/<name>.yaml`), by grammar.
+    pub grammars: BTreeMap<String, crate::grammar::Declared>,
 }
 
 impl Suite {

@@ -149,6 +149,23 @@ pub fn inspect_named(sql: &str, dialect: Option<&str>, mutant: Option<Mutant>) -
     }
 }
 
+/// A payload as the inspector reads it under its dialect's default
+/// lexing: what a corpus of payloads exercises of sqlparser's grammar is
+/// measured on this reading, so that it is the inspector's own.
+pub struct Reading {
+    pub tokens: Vec<sqlparser::tokenizer::Token>,
+    /// `Err`: the payload does not parse (the inspector fails safe).
+    pub statements: Result<Vec<Statement>, String>,
+}
+
+/// [`Reading`] of `sql` in `dialect`; `None` when it does not even lex.
+pub fn read(sql: &str, dialect: SqlDialect) -> Option<Reading> {
+    let lexing = Lexing::default_for(dialect);
+    let tokens = parse::tokens(sql, dialect, lexing).ok()?;
+    let statements = parse::statements(sql, dialect, lexing).map_err(|e| e.to_string());
+    Some(Reading { tokens, statements })
+}
+
 /// [`inspect_in`] with an explicit policy for unknown functions.
 pub fn inspect_with(
     sql: &str,

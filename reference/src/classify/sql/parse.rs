@@ -148,16 +148,8 @@ pub(super) fn statements(
     dialect: SqlDialect,
     lexing: Lexing,
 ) -> Result<Vec<Statement>, Unreadable> {
-    let (standard, backslash) = (Postgres::new(), BackslashPostgres::new());
-    let (mysql, mysql_standard) = (MySqlDialect {}, MySqlNoBackslash::new());
-    let sqlite = Sqlite::new();
-    let dialect: &dyn Dialect = match (dialect, lexing) {
-        (SqlDialect::Postgresql, Lexing::Standard) => &standard,
-        (SqlDialect::Postgresql, Lexing::BackslashEscapes) => &backslash,
-        (SqlDialect::Mysql, Lexing::BackslashEscapes) => &mysql,
-        (SqlDialect::Mysql, Lexing::Standard) => &mysql_standard,
-        (SqlDialect::Sqlite, _) => &sqlite,
-    };
+    let dialect = server(dialect, lexing);
+    let dialect = dialect.as_ref();
     let tokens = without_variadic(
         Tokenizer::new(dialect, sql)
             .with_unescape(true)
@@ -176,6 +168,29 @@ pub(super) fn statements(
         .with_recursion_limit(RECURSION_LIMIT)
         .with_tokens_with_locations(tokens)
         .parse_statements()?)
+}
+
+/// The dialect sqlparser reads a server of `dialect` with under `lexing`.
+fn server(dialect: SqlDialect, lexing: Lexing) -> Box<dyn Dialect> {
+    match (dialect, lexing) {
+        (SqlDialect::Postgresql, Lexing::Standard) => Box::new(Postgres::new()),
+        (SqlDialect::Postgresql, Lexing::BackslashEscapes) => Box::new(BackslashPostgres::new()),
+        (SqlDialect::Mysql, Lexing::BackslashEscapes) => Box::new(MySqlDialect {}),
+        (SqlDialect::Mysql, Lexing::Standard) => Box::new(MySqlNoBackslash::new()),
+        (SqlDialect::Sqlite, _) => Box::new(Sqlite::new()),
+    }
+}
+
+/// The tokens of a payload as [`statements`] lexes them.
+pub(super) fn tokens(
+    sql: &str,
+    dialect: SqlDialect,
+    lexing: Lexing,
+) -> Result<Vec<Token>, Unreadable> {
+    let tokens = Tokenizer::new(server(dialect, lexing).as_ref(), sql)
+        .with_unescape(true)
+        .tokenize()?;
+    Ok(tokens)
 }
 
 /// sqlparser 0.64 does not know `VARIADIC` in a call (`f(VARIADIC arr)`).

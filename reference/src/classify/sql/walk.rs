@@ -105,7 +105,8 @@ impl Walker<'_> {
             | Statement::ShowObjects(_)
             | Statement::ShowTables { .. }
             | Statement::ShowViews { .. }
-            | Statement::ShowCollation { .. } => {}
+            | Statement::ShowCollation { .. }
+            | Statement::ShowProcessList { .. } => {}
             Statement::Declare { stmts, .. } => {
                 if stmts.iter().any(|d| d.hold == Some(true)) {
                     self.push(

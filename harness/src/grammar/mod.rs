@@ -1,0 +1,298 @@
+//! Grammar coverage: which productions of the grammars the inspectors read
+//! (sqlparser's SQL) the corpus's payloads exercise, computed by parsing
+//! each payload with the reference's own parser, against the checked-in
+//! list of every production (`cases/grammar/<name>.yaml`). Each listed
+//! production is exercised by a case, on the unsafe side and/or the
+//! precision side, or declared irrelevant with a reason; a test keeps the
+//! list equal to the parser's source, so a new parser version that adds a
+//! variant fails until it is listed.
+
+pub mod sql;
+
+use crate::case::model::Action;
+use crate::case::Case;
+use rbv_protocol::{OperationKind, SqlDialect};
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// Grammar files live under this directory of a cases tree; they are not cases.
+pub const DIR: &str = "grammar/";
+
+/// One grammar file: every production, in the order listed.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Declared {
+    pub grammar: String,
+    /// The parser and version the list was made from (`sqlparser 0.64.0`).
+    pub parser: String,
+    pub productions: Vec<Production>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Production {
+    pub name: String,
+    /// Why no case needs to exercise it.
+    #[serde(default)]
+    pub irrelevant: Option<String>,
+    /// A known hole: it matters, no case exercises it yet. Shown in the
+    /// table and counted in a warning, so that the list of cases to write
+    /// is the file itself.
+    #[serde(default)]
+    pub gap: Option<String>,
+}
+
+impl Declared {
+    /// Problems of the file itself: an unknown grammar, a name listed twice,
+    /// an empty reason.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !GRAMMARS.contains(&self.grammar.as_str()) {
+            out.push(format!(
+                "unknown grammar `{}` (known: {})",
+                self.grammar,
+                GRAMMARS.join(", ")
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for p in &self.productions {
+            if !seen.insert(p.name.as_str()) {
+                out.push(format!("`{}` is listed twice", p.name));
+            }
+            for (key, text) in [("irrelevant", &p.irrelevant), ("gap", &p.gap)] {
+                if text.as_deref().is_some_and(|r| r.trim().is_empty()) {
+                    out.push(format!("`{}`: an empty `{key}` reason", p.name));
+                }
+            }
+            if p.irrelevant.is_some() && p.gap.is_some() {
+                out.push(format!("`{}`: both `irrelevant` and `gap`", p.name));
+            }
+        }
+        out
+    }
+}
+
+/// The grammars rbv measures.
+pub const GRAMMARS: &[&str] = &["sql"];
+
+/// How a production is covered.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Covered {
+    /// Cases with a step exercising it that can fail `under`.
+    pub unsafe_cases: BTreeSet<String>,
+    /// Cases with a step exercising it that can fail `over`.
+    pub precision_cases: BTreeSet<String>,
+    /// The dialects (or other readings) it was exercised in.
+    pub readings: BTreeSet<&'static str>,
+}
+
+/// One row of the grammar table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    pub grammar: String,
+    pub production: String,
+    pub irrelevant: Option<String>,
+    pub gap: Option<String>,
+    pub covered: Covered,
+    /// Exercised by cases but absent from the grammar file.
+    pub unlisted: bool,
+}
+
+impl Row {
+    /// Declared a gap and still exercised by no case.
+    pub fn is_open_gap(&self) -> bool {
+        self.gap.is_some() && !self.is_covered()
+    }
+
+    /// Declared a gap, but a case exercises it now: the declaration is stale.
+    pub fn is_closed_gap(&self) -> bool {
+        self.gap.is_some() && self.is_covered()
+    }
+
+    fn is_covered(&self) -> bool {
+        !self.covered.unsafe_cases.is_empty() || !self.covered.precision_cases.is_empty()
+    }
+
+    /// A production neither covered nor declared irrelevant, or one the
+    /// file does not list.
+    pub fn problem(&self) -> Option<String> {
+        if self.unlisted {
+            Some(format!(
+                "exercised by {} but not listed in {DIR}{}.yaml: a production of the parser the \
+                 list does not know (list it)",
+                self.cases().into_iter().next().unwrap_or_default(),
+                self.grammar
+            ))
+        } else if !self.is_covered() && self.irrelevant.is_none() && self.gap.is_none() {
+            Some(
+                "no case exercises it (on either side) and it is declared neither `irrelevant` \
+                 nor a `gap`"
+                    .to_owned(),
+            )
+        } else {
+            None
+        }
+    }
+
+    fn cases(&self) -> BTreeSet<&str> {
+        let c = &self.covered;
+        c.unsafe_cases
+            .iter()
+            .chain(&c.precision_cases)
+            .map(String::as_str)
+            .collect()
+    }
+
+    fn status(&self) -> String {
+        let c = &self.covered;
+        let mut sides = Vec::new();
+        if !c.unsafe_cases.is_empty() {
+            sides.push(format!("covered-unsafe ({})", c.unsafe_cases.len()));
+        }
+        if !c.precision_cases.is_empty() {
+            sides.push(format!("covered-precision ({})", c.precision_cases.len()));
+        }
+        match (&self.irrelevant, &self.gap, sides.is_empty()) {
+            (_, _, false) => sides.join(", "),
+            (Some(reason), _, true) => format!("irrelevant: {reason}"),
+            (None, Some(what), true) => format!("**gap**: {what}"),
+            (None, None, true) => "**missing**".to_owned(),
+        }
+    }
+}
+
+fn dialect_name(d: SqlDialect) -> &'static str {
+    match d {
+        SqlDialect::Postgresql => "postgresql",
+        SqlDialect::Mysql => "mysql",
+        SqlDialect::Sqlite => "sqlite",
+    }
+}
+
+/// What one case exercises, per grammar, per production: its sides and readings.
+fn exercised(case: &Case, out: &mut BTreeMap<(String, String), Covered>) {
+    for step in &case.steps {
+        let (under, over) = crate::case::judge_sides(step);
+        for op in step_operations(&step.action) {
+            if op.kind != Some(OperationKind::Sql) {
+                continue;
+            }
+            let Some(payload) = op.arguments.get("sql").and_then(|v| v.as_str()) else {
+                continue;
+            };
+            let dialect = match op.dialect.as_deref() {
+                None => SqlDialect::Postgresql,
+                Some(name) => match name.parse() {
+                    Ok(d) => d,
+                    Err(_) => continue,
+                },
+            };
+            for production in sql::productions(payload, dialect) {
+                let c = out.entry(("sql".to_owned(), production)).or_default();
+                if under {
+                    c.unsafe_cases.insert(case.id.clone());
+                }
+                if over {
+                    c.precision_cases.insert(case.id.clone());
+                }
+                c.readings.insert(dialect_name(dialect));
+            }
+        }
+    }
+}
+
+fn step_operations(action: &Action) -> Vec<&rbv_protocol::Operation> {
+    match action {
+        Action::Evaluate(op) => vec![op],
+        Action::Approve { operation, .. } | Action::Invoke { operation, .. } => vec![operation],
+        Action::Concurrent(actions) => actions.iter().flat_map(step_operations).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The table of every declared grammar against the cases: every listed
+/// production in file order, then those the cases exercise that no file
+/// lists. A grammar no file declares is not measured.
+pub fn coverage(declared: &BTreeMap<String, Declared>, cases: &[Case]) -> Vec<Row> {
+    let mut seen = BTreeMap::new();
+    if !declared.is_empty() {
+        // Parsing every payload is most of a lint's time: in parallel.
+        let per_case = crate::parallel::map(cases, |case| {
+            let mut one = BTreeMap::new();
+            exercised(case, &mut one);
+            one
+        });
+        for one in per_case {
+            for (key, c) in one {
+                let all: &mut Covered = seen.entry(key).or_default();
+                all.unsafe_cases.extend(c.unsafe_cases);
+                all.precision_cases.extend(c.precision_cases);
+                all.readings.extend(c.readings);
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for (grammar, file) in declared {
+        let listed: BTreeSet<&str> = file.productions.iter().map(|p| p.name.as_str()).collect();
+        for p in &file.productions {
+            rows.push(Row {
+                grammar: grammar.clone(),
+                production: p.name.clone(),
+                irrelevant: p.irrelevant.clone(),
+                gap: p.gap.clone(),
+                covered: seen
+                    .remove(&(grammar.clone(), p.name.clone()))
+                    .unwrap_or_default(),
+                unlisted: false,
+            });
+        }
+        let unlisted: Vec<_> = seen
+            .keys()
+            .filter(|(g, name)| g == grammar && !listed.contains(name.as_str()))
+            .cloned()
+            .collect();
+        for key in unlisted {
+            let covered = seen.remove(&key).unwrap_or_default();
+            rows.push(Row {
+                grammar: key.0,
+                production: key.1,
+                irrelevant: None,
+                gap: None,
+                covered,
+                unlisted: true,
+            });
+        }
+    }
+    rows
+}
+
+/// The grammar table, as Markdown.
+pub struct Table<'a>(pub &'a [Row]);
+
+impl fmt::Display for Table<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        writeln!(f)?;
+        writeln!(f, "| grammar | production | status | readings |")?;
+        writeln!(f, "|---|---|---|---|")?;
+        for r in self.0 {
+            let readings: Vec<&str> = r.covered.readings.iter().copied().collect();
+            writeln!(
+                f,
+                "| {} | {} | {} | {} |",
+                r.grammar,
+                r.production,
+                r.status().replace('|', "\\|"),
+                if readings.is_empty() {
+                    "—".to_owned()
+                } else {
+                    readings.join(", ")
+                }
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,157 @@
+//! The grammar files list exactly the productions of the parsers the
+//! reference is built with: read from the locked crate's own source (found
+//! through `cargo metadata`), so that a new parser version that adds a
+//! variant fails here until the grammar file lists it.
+
+use rbv::grammar::sql::{lexical_token, ENUMS, QUOTE_STYLES};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The `src/` directory of the locked package `name`.
+fn source_of(name: &str) -> PathBuf {
+    let out = Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--locked"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let manifest = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .and_then(|p| p["manifest_path"].as_str())
+        .unwrap_or_else(|| panic!("{name} is not in the workspace's dependencies"));
+    PathBuf::from(manifest).parent().unwrap().join("src")
+}
+
+/// The variants of `pub enum name` in Rust source: the identifiers at the
+/// enum body's top level that start a variant (after attributes and doc
+/// comments, before `(`, `{`, `=`, `,` or the closing brace).
+fn enum_variants(src: &str, name: &str) -> Vec<String> {
+    let start = src
+        .find(&format!("pub enum {name} {{"))
+        .unwrap_or_else(|| panic!("no `pub enum {name}`"));
+    let body = &src[start..];
+    let body = &body[body.find('{').unwrap() + 1..];
+    let mut variants = Vec::new();
+    let mut depth = 0usize;
+    let mut expect_variant = true;
+    let mut chars = body.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '/' if body[i..].starts_with("//") => {
+                while chars.next_if(|&(_, c)| c != '\n').is_some() {}
+            }
+            '/' if body[i..].starts_with("/*") => {
+                let end = body[i..].find("*/").unwrap();
+                while chars.next_if(|&(j, _)| j < i + end + 2).is_some() {}
+            }
+            '"' => {
+                let mut escaped = false;
+                for (_, c) in chars.by_ref() {
+                    if c == '"' && !escaped {
+                        break;
+                    }
+                    escaped = c == '\\' && !escaped;
+                }
+            }
+            '\'' if depth > 0 => {
+                // A char literal in an attribute; lifetimes never reach here.
+                chars.next();
+                chars.next_if(|&(_, c)| c == '\'');
+            }
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '>' => depth -= 1,
+            '}' if depth == 0 => break,
+            '}' => depth -= 1,
+            ',' if depth == 0 => expect_variant = true,
+            c if depth == 0 && expect_variant && (c.is_alphabetic() || c == '_') => {
+                let ident: String = body[i..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                for _ in 1..ident.chars().count() {
+                    chars.next();
+                }
+                variants.push(ident);
+                expect_variant = false;
+            }
+            _ => {}
+        }
+    }
+    variants
+}
+
+fn listed(grammar: &str) -> BTreeSet<String> {
+    let suite = rbv::case::load_files(&rbv::embedded::files()).expect("the embedded corpus loads");
+    let file = suite
+        .grammars
+        .get(grammar)
+        .unwrap_or_else(|| panic!("the corpus has no grammar/{grammar}.yaml"));
+    file.productions.iter().map(|p| p.name.clone()).collect()
+}
+
+#[test]
+fn the_sql_grammar_file_lists_every_production_of_the_locked_sqlparser() {
+    let src = source_of("sqlparser");
+    let read = |file: &str| std::fs::read_to_string(src.join(file)).unwrap();
+    let mut derived = BTreeSet::new();
+    for (name, file) in ENUMS {
+        let variants = enum_variants(&read(file), name);
+        assert!(variants.len() > 1, "{name}: {variants:?}");
+        derived.extend(variants.into_iter().map(|v| format!("{name}::{v}")));
+    }
+    let tokens = enum_variants(&read("tokenizer.rs"), "Token");
+    assert!(
+        tokens.contains(&"DollarQuotedString".to_owned()),
+        "{tokens:?}"
+    );
+    derived.extend(
+        tokens
+            .into_iter()
+            .filter(|t| lexical_token(t))
+            .map(|t| format!("Token::{t}")),
+    );
+    derived.extend(QUOTE_STYLES.iter().map(|(_, n)| (*n).to_owned()));
+    let statements = derived
+        .iter()
+        .filter(|n| n.starts_with("Statement::"))
+        .count();
+    assert!(
+        statements > 100,
+        "{statements} Statement variants: the scanner lost some"
+    );
+    let listed = listed("sql");
+    let missing: Vec<_> = derived.difference(&listed).collect();
+    let stale: Vec<_> = listed.difference(&derived).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "cases/grammar/sql.yaml is not sqlparser's grammar.\n  not listed: {missing:?}\n  \
+         not in sqlparser: {stale:?}"
+    );
+}
+
+#[test]
+fn the_scanner_reads_variants_past_attributes_comments_and_fields() {
+    let src = r#"
+pub enum E {
+    /// A doc comment with a, comma and Fake
+    #[cfg_attr(feature = "x", y("a,b"))]
+    A,
+    B(Box<C<D, F>>),
+    G { h: Vec<(I, J)>, k: char },
+    // L, is not a variant
+    M = 3,
+    N
+}
+pub enum Other { X }
+"#;
+    assert_eq!(enum_variants(src, "E"), ["A", "B", "G", "M", "N"]);
+}
