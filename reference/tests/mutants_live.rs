@@ -154,7 +154,8 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
         | Mutant::OptionPrefixExact
         | Mutant::PersistenceBlind
         | Mutant::ProbeDataBlind
-        | Mutant::CredentialCatalogBlind => (vec![], ""),
+        | Mutant::CredentialCatalogBlind
+        | Mutant::GetBodyBlind => (vec![], ""),
     }
 }
 

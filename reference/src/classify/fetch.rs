@@ -68,7 +68,11 @@ pub fn inspect_call(url: &str, method: &str, body: bool, mutant: Option<Mutant>)
     };
     let (reach, disagreement) = reach(url, &parsed, mutant);
     let method = method.to_ascii_uppercase();
-    let safe = matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS") && !body;
+    let safe_method = matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS");
+    // The realistic defect: a client that reads the method's name and
+    // never looks at the body it is about to send.
+    let body = body && !(safe_method && mutant == Some(Mutant::GetBodyBlind));
+    let safe = safe_method && !body;
     let host = parsed.host_str().unwrap_or_default();
     let scheme = parsed.scheme();
     let mut inspection = match scheme {
