@@ -150,10 +150,33 @@ fn run_suite(suite: &Suite, target: Target, limit: Duration) -> RunOutcome {
     outcome
 }
 
+/// Runs `body`, a test of this binary named `test` (its path from the
+/// crate root), in a process of its own, then checks that process's peak
+/// memory: VmHWM is per process, and the other tests here (a megabyte
+/// answer parsed in-process, a backtrace symbolized) raise it.
+fn measured_alone(test: &str, body: impl FnOnce()) {
+    const ALONE: &str = "RBV_HOSTILE_MEASURED_ALONE";
+    if std::env::var_os(ALONE).is_some() {
+        body();
+        assert_memory_bounded();
+        return;
+    }
+    let out = Command::new(std::env::current_exe().expect("the test binary"))
+        .args([test, "--exact", "--test-threads=1", "--nocapture"])
+        .env(ALONE, "1")
+        .output()
+        .expect("run the test alone");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("test result: ok. 1 passed"),
+        "{test} alone: {:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// The harness never held the flood: its peak memory stays under the
-/// 100 MB a buffered huge line would take on its own. (VmHWM is per
-/// process: a panicking test elsewhere in this binary, symbolizing its
-/// backtrace, can also raise it; look at the first failure.)
+/// 100 MB a buffered huge line would take on its own.
 fn assert_memory_bounded() {
     let hwm = peak_rss_kib();
     assert!(hwm < 96 * 1024, "the harness peaked at {hwm} KiB");

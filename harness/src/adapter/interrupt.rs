@@ -6,7 +6,7 @@
 //! catches those signals, kills every live group and exits with the
 //! shell's status for a death by that signal (128 + its number).
 
-use rustix::process::{kill_process_group, Pid, Signal};
+use rustix::process::{kill_process_group, test_kill_process_group, Pid, Signal};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 use std::collections::BTreeSet;
@@ -120,11 +120,15 @@ fn stop(signal: i32) -> ! {
     // Held until the exit: no child starts after the kill.
     let _starting = STARTING.write().unwrap_or_else(|e| e.into_inner());
     let groups = std::mem::take(&mut *live());
+    // A group counts as it was when the signal came: killing a leader's
+    // descendants can end the leader (a shell waiting on its command), and
+    // a worker may reap it before its group is killed.
     let stopped = groups
         .iter()
         .filter(|&&g| {
+            let existed = group_exists(g);
             super::tree::kill_tree_below(g);
-            kill_group(g)
+            kill_group(g) || existed
         })
         .count();
     // A child a leader started in a group of its own as it was killed (a
@@ -139,6 +143,10 @@ fn stop(signal: i32) -> ! {
     eprintln!("rbv: interrupted ({name}); stopped {stopped} implementation {noun}");
     let _writing = defer_exit();
     std::process::exit(128 + signal)
+}
+
+fn group_exists(raw: i32) -> bool {
+    Pid::from_raw(raw).is_some_and(|pgid| test_kill_process_group(pgid).is_ok())
 }
 
 /// True when the group existed and was sent SIGKILL.

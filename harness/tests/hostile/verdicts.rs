@@ -81,31 +81,39 @@ fn a_wrong_id_a_wrong_session_and_an_unknown_type_are_protocol_errors() {
 
 #[test]
 fn a_100_mb_line_without_newline_is_garbage_and_never_buffered_whole() {
-    let outcome = run_bounded(
-        Target::Process(fake("huge-line", Duration::from_secs(10))),
-        Duration::from_secs(60),
+    measured_alone(
+        "verdicts::a_100_mb_line_without_newline_is_garbage_and_never_buffered_whole",
+        || {
+            let outcome = run_bounded(
+                Target::Process(fake("huge-line", Duration::from_secs(10))),
+                Duration::from_secs(60),
+            );
+            assert_all(&outcome, ErrorKind::Garbage);
+            let e = error_of(&outcome, "hostile/one-step-a");
+            assert!(
+                e.line
+                    .as_deref()
+                    .is_some_and(|l| l.starts_with("xxxx") && l.len() < 4096),
+                "{e:?}"
+            );
+        },
     );
-    assert_all(&outcome, ErrorKind::Garbage);
-    let e = error_of(&outcome, "hostile/one-step-a");
-    assert!(
-        e.line
-            .as_deref()
-            .is_some_and(|l| l.starts_with("xxxx") && l.len() < 4096),
-        "{e:?}"
-    );
-    assert_memory_bounded();
 }
 
 #[test]
 fn a_50_mb_stderr_flood_does_not_block_or_bloat_and_the_cases_pass() {
-    let outcome = run_bounded(
-        Target::Process(fake("stderr-flood", Duration::from_secs(20))),
-        Duration::from_secs(120),
+    measured_alone(
+        "verdicts::a_50_mb_stderr_flood_does_not_block_or_bloat_and_the_cases_pass",
+        || {
+            let outcome = run_bounded(
+                Target::Process(fake("stderr-flood", Duration::from_secs(20))),
+                Duration::from_secs(120),
+            );
+            for r in &outcome.results {
+                assert!(r.verdict.is_pass(), "{}: {:?}", r.id, r.verdict);
+            }
+        },
     );
-    for r in &outcome.results {
-        assert!(r.verdict.is_pass(), "{}: {:?}", r.id, r.verdict);
-    }
-    assert_memory_bounded();
 }
 
 #[test]
