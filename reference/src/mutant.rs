@@ -98,7 +98,11 @@ mutants! {
     CredentialCatalogBlind = "credential-catalog-blind":
         "§2.3: reading a credential relation (pg_authid, pg_shadow, mysql.user, …) is a plain read that touches no sensitive data, so it never counts for Rule-of-Two",
     GetBodyBlind = "get-body-blind":
-        "§4.4: a GET, HEAD or OPTIONS that carries a request body is read as the plain safe method: the body is not counted as data sent"
+        "§4.4: a GET, HEAD or OPTIONS that carries a request body is read as the plain safe method: the body is not counted as data sent",
+    WildcardDnsBlind = "wildcard-dns-blind":
+        "§4.4: a name is judged by its own suffix only: the address a public wildcard-DNS service resolves it to (`169.254.169.254.nip.io`, `10-0-0-5.sslip.io`, `a9fea9fe.nip.io`) is ignored",
+    ClusterNameBlind = "cluster-name-blind":
+        "§4.4: cluster- and cloud-internal names (`kubernetes.default.svc`, `*.consul`, `*.internal`, a one-label `prometheus`) read as public hosts; only addresses are judged internal"
 }
 
 impl fmt::Display for Mutant {

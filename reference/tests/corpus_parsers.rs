@@ -95,7 +95,7 @@ fn a_metadata_reading_by_any_parser_escalates() {
         let metadata = PARSERS.iter().any(|p| {
             let reading = &r["readings"][*p];
             let host = reading["addr"].as_str().or(reading["host"].as_str());
-            reading["ok"] == true && host.is_some_and(|h| reach_of_text(h) == Reach::Metadata)
+            reading["ok"] == true && host.is_some_and(|h| reach_of_text(h, None) == Reach::Metadata)
         });
         if metadata {
             checked += 1;

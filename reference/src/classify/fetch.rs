@@ -118,7 +118,9 @@ pub fn inspect_call(url: &str, method: &str, body: bool, mutant: Option<Mutant>)
 /// Where the fetch lands, and the other parser's reading when it differs
 /// from the WHATWG one (for the reasons).
 fn reach(url: &str, parsed: &Url, mutant: Option<Mutant>) -> (Reach, Option<String>) {
-    let whatwg = parsed.host().map_or(Reach::Public, |h| reach_of_host(&h));
+    let whatwg = parsed
+        .host()
+        .map_or(Reach::Public, |h| reach_of_host(&h, mutant));
     match mutant {
         Some(Mutant::SubstringLoopback) => {
             let lookalike = text_mentions_loopback(url);
@@ -141,7 +143,9 @@ fn reach(url: &str, parsed: &Url, mutant: Option<Mutant>) -> (Reach, Option<Stri
         whatwg
     };
     let other = spelling::rfc3986_host(url);
-    let other_reach = other.as_deref().map_or(Reach::Loopback, reach_of_text);
+    let other_reach = other
+        .as_deref()
+        .map_or(Reach::Loopback, |o| reach_of_text(o, mutant));
     let differs = other
         .as_deref()
         .is_some_and(|o| parsed.host_str().is_none_or(|h| !o.eq_ignore_ascii_case(h)));

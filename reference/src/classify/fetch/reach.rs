@@ -10,6 +10,7 @@
 //! routed to this machine).
 
 use super::loopback::is_loopback_host;
+use crate::mutant::Mutant;
 use std::net::{Ipv4Addr, Ipv6Addr};
 use url::Host;
 
@@ -64,8 +65,9 @@ const INTERNAL_SUFFIXES: &[&str] = &[
     "internal.cloudapp.net",
 ];
 
-/// The reach of a host as a WHATWG parser returned it.
-pub fn reach_of_host(host: &Host<&str>) -> Reach {
+/// The reach of a host as a WHATWG parser returned it (`mutant`: the
+/// planted defect judging names, if any).
+pub fn reach_of_host(host: &Host<&str>, mutant: Option<Mutant>) -> Reach {
     if is_loopback_host(host) {
         return Reach::Loopback;
     }
@@ -75,7 +77,7 @@ pub fn reach_of_host(host: &Host<&str>) -> Reach {
         Host::Domain(name) => match name.parse::<Ipv4Addr>() {
             // An opaque host of a non-special scheme spelled as an address.
             Ok(ip) => reach_v4(ip),
-            Err(_) => reach_of_name(name),
+            Err(_) => reach_of_name(name, mutant),
         },
     }
 }
@@ -84,17 +86,17 @@ pub fn reach_of_host(host: &Host<&str>) -> Reach {
 /// percent-encoded, numeric in any inet_aton spelling, bracketed, with a
 /// zone): read with the WHATWG host parser, which accepts every spelling
 /// that inet_aton and getaddrinfo accept. Text it rejects is a name.
-pub fn reach_of_text(text: &str) -> Reach {
+pub fn reach_of_text(text: &str, mutant: Option<Mutant>) -> Reach {
     let text = match (text.strip_prefix('['), text.find('%')) {
         // A zone id names an interface, not another host.
         (Some(_), Some(zone)) => format!("{}]", &text[..zone]),
         _ => text.to_owned(),
     };
     match Host::parse(&text) {
-        Ok(Host::Domain(name)) => reach_of_host(&Host::Domain(name.as_str())),
-        Ok(Host::Ipv4(ip)) => reach_of_host(&Host::Ipv4(ip)),
-        Ok(Host::Ipv6(ip)) => reach_of_host(&Host::Ipv6(ip)),
-        Err(_) => reach_of_name(&text.to_ascii_lowercase()),
+        Ok(Host::Domain(name)) => reach_of_host(&Host::Domain(name.as_str()), mutant),
+        Ok(Host::Ipv4(ip)) => reach_of_host(&Host::Ipv4(ip), mutant),
+        Ok(Host::Ipv6(ip)) => reach_of_host(&Host::Ipv6(ip), mutant),
+        Err(_) => reach_of_name(&text.to_ascii_lowercase(), mutant),
     }
 }
 
@@ -154,21 +156,25 @@ fn reach_v6(ip: &Ipv6Addr) -> Reach {
 /// wildcard-DNS services (nip.io, sslip.io, xip.io, traefik.me, rebinding
 /// services) resolve it to. An embedded address is never loopback: the
 /// name's owner could answer anything (RBV-FET-002).
-fn reach_of_name(name: &str) -> Reach {
+fn reach_of_name(name: &str, mutant: Option<Mutant>) -> Reach {
     let name = name.strip_suffix('.').unwrap_or(name);
     if METADATA_NAMES.contains(&name) {
         return Reach::Metadata;
     }
-    let internal = (!name.is_empty() && !name.contains('.'))
+    let private_name = (!name.is_empty() && !name.contains('.'))
         || INTERNAL_SUFFIXES.iter().any(|suffix| {
             name.strip_suffix(suffix)
                 .is_some_and(|rest| rest.is_empty() || rest.ends_with('.'))
         });
+    let internal = private_name && mutant != Some(Mutant::ClusterNameBlind);
     let own = if internal {
         Reach::Internal
     } else {
         Reach::Public
     };
+    if mutant == Some(Mutant::WildcardDnsBlind) {
+        return own;
+    }
     embedded_addresses(name)
         .into_iter()
         .map(|ip| match ip {
@@ -219,7 +225,7 @@ mod tests {
 
     fn reach(url: &str) -> Reach {
         let parsed = url::Url::parse(url).unwrap_or_else(|e| panic!("{url}: {e}"));
-        reach_of_host(&parsed.host().expect("a host"))
+        reach_of_host(&parsed.host().expect("a host"), None)
     }
 
     #[test]
@@ -345,12 +351,50 @@ mod tests {
 
     #[test]
     fn text_readings() {
-        assert_eq!(reach_of_text("169.254.169.254"), Reach::Metadata);
-        assert_eq!(reach_of_text("169.254.169.%32%35%34"), Reach::Metadata);
-        assert_eq!(reach_of_text("[fe80::1%25eth0]"), Reach::Internal);
-        assert_eq!(reach_of_text("[fd00:ec2::254%eth0]"), Reach::Metadata);
-        assert_eq!(reach_of_text("127.0.0.1"), Reach::Loopback);
-        assert_eq!(reach_of_text("evil.com"), Reach::Public);
-        assert_eq!(reach_of_text("evil.com\\"), Reach::Public);
+        assert_eq!(reach_of_text("169.254.169.254", None), Reach::Metadata);
+        assert_eq!(
+            reach_of_text("169.254.169.%32%35%34", None),
+            Reach::Metadata
+        );
+        assert_eq!(reach_of_text("[fe80::1%25eth0]", None), Reach::Internal);
+        assert_eq!(reach_of_text("[fd00:ec2::254%eth0]", None), Reach::Metadata);
+        assert_eq!(reach_of_text("127.0.0.1", None), Reach::Loopback);
+        assert_eq!(reach_of_text("evil.com", None), Reach::Public);
+        assert_eq!(reach_of_text("evil.com\\", None), Reach::Public);
+    }
+
+    #[test]
+    fn each_name_mutant_loses_only_its_own_reading() {
+        let wildcard = Some(Mutant::WildcardDnsBlind);
+        let cluster = Some(Mutant::ClusterNameBlind);
+        assert_eq!(
+            reach_of_text("169.254.169.254.nip.io", None),
+            Reach::Metadata
+        );
+        assert_eq!(
+            reach_of_text("169.254.169.254.nip.io", wildcard),
+            Reach::Public
+        );
+        assert_eq!(
+            reach_of_text("169.254.169.254.nip.io", cluster),
+            Reach::Metadata
+        );
+        for name in [
+            "kubernetes.default.svc",
+            "vault.service.consul",
+            "prometheus",
+        ] {
+            assert_eq!(reach_of_text(name, None), Reach::Internal, "{name}");
+            assert_eq!(reach_of_text(name, cluster), Reach::Public, "{name}");
+            assert_eq!(reach_of_text(name, wildcard), Reach::Internal, "{name}");
+        }
+        // Neither touches the metadata names or addresses.
+        for m in [wildcard, cluster] {
+            assert_eq!(
+                reach_of_text("metadata.google.internal", m),
+                Reach::Metadata
+            );
+            assert_eq!(reach_of_text("10.0.0.5", m), Reach::Internal);
+        }
     }
 }
