@@ -102,7 +102,9 @@ mutants! {
     WildcardDnsBlind = "wildcard-dns-blind":
         "§4.4: a name is judged by its own suffix only: the address a public wildcard-DNS service resolves it to (`169.254.169.254.nip.io`, `10-0-0-5.sslip.io`, `a9fea9fe.nip.io`) is ignored",
     ClusterNameBlind = "cluster-name-blind":
-        "§4.4: cluster- and cloud-internal names (`kubernetes.default.svc`, `*.consul`, `*.internal`, a one-label `prometheus`) read as public hosts; only addresses are judged internal"
+        "§4.4: cluster- and cloud-internal names (`kubernetes.default.svc`, `*.consul`, `*.internal`, a one-label `prometheus`) read as public hosts; only addresses are judged internal",
+    OutsideCodeBlind = "outside-code-blind":
+        "§2.1: code is judged by what runs it, not where it lives: `cd /tmp/x && make`, `source /tmp/x/env.sh`, `cargo build --manifest-path /tmp/x/Cargo.toml` run a build or script like the workspace's own"
 }
 
 impl fmt::Display for Mutant {

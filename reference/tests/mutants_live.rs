@@ -157,7 +157,8 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
         | Mutant::CredentialCatalogBlind
         | Mutant::GetBodyBlind
         | Mutant::WildcardDnsBlind
-        | Mutant::ClusterNameBlind => (vec![], ""),
+        | Mutant::ClusterNameBlind
+        | Mutant::OutsideCodeBlind => (vec![], ""),
     }
 }
 

@@ -245,7 +245,8 @@ pub fn project_elsewhere(w: &Walker, name: &str, args: &[Arg]) -> Option<Inspect
     }
     let first = operands(args).first().map_or("", |a| a.text.as_str());
     let reads_none = name == "git" && matches!(first, "clone" | "init" | "--version" | "help");
-    if let (Some(cwd), true) = (w.cwd, RUNS_PROJECT.contains(&name) && !reads_none) {
+    let runs_project = RUNS_PROJECT.contains(&name) && !reads_none;
+    if let (Some(cwd), true) = (w.cwd, runs_project && !w.planted(Mutant::OutsideCodeBlind)) {
         return Some(unknown(format!(
             "`{name}` runs the project in a directory outside the workspace ({cwd:?})"
         )));

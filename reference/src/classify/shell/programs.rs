@@ -452,6 +452,9 @@ fn sourced_setup(path: &str) -> bool {
 /// user's home, a path known only at run time, or a relative path after
 /// `cd` into such a place.
 pub fn code_outside(w: &Walker, path: &Arg) -> bool {
+    if w.planted(Mutant::OutsideCodeBlind) {
+        return false;
+    }
     match place::of(path) {
         Place::Workspace | Place::RepoConfig => w.cwd.is_some(),
         Place::Temp | Place::Unknown => true,
