@@ -73,40 +73,86 @@ fn an_uncovered_undeclared_production_fails_and_a_declaration_clears_it() {
         errors[0].contains("sql:Statement::Kill: no case exercises it"),
         "{errors:?}"
     );
-    for declared in [
-        "  - {name: Statement::Kill, irrelevant: not read by these dialects}\n",
-        "  - {name: Statement::Kill, gap: ends another session}\n",
-    ] {
-        let suite = suite(&format!("{WHOLE}{declared}"));
-        assert_eq!(grammar_errors(&suite), Vec::<String>::new());
-    }
-    let report = case::lint(&suite(&format!(
-        "{WHOLE}  - {{name: Statement::Kill, gap: ends another session}}\n"
-    )));
+    let declared = "  - {name: Statement::Kill, irrelevant: not read by these dialects}\n";
+    assert_eq!(
+        grammar_errors(&suite(&format!("{WHOLE}{declared}"))),
+        Vec::<String>::new()
+    );
+}
+
+/// `foreign` is a claim lint checks: the probe makes the production in
+/// the named dialect and in none of the wire's.
+#[test]
+fn a_foreign_declaration_holds_only_while_its_probe_is_foreign() {
+    let load_errors = |grammar: &str| -> Vec<String> {
+        let files = vec![
+            ("REQUIREMENTS.yaml".to_owned(), CATALOGUE.to_owned()),
+            ("sql/cases.yaml".to_owned(), CASES.to_owned()),
+            ("grammar/sql.yaml".to_owned(), grammar.to_owned()),
+        ];
+        match case::load_files(&files) {
+            Ok(suite) => grammar_errors(&suite),
+            Err(errors) => errors.iter().map(ToString::to_string).collect(),
+        }
+    };
+    // T-SQL's PRINT is read by the wire's dialects too: not foreign.
+    let read_here = format!(
+        "{WHOLE}  - {{name: Statement::Print, foreign: {{dialect: mssql, probe: \"PRINT 'x'\"}}}}\n"
+    );
+    let errors = load_errors(&read_here);
     assert!(
-        report
-            .warnings
+        errors.iter().any(|e| e.contains(
+            "`Statement::Print` is declared `foreign`, but its probe makes it in postgresql"
+        )),
+        "{errors:?}"
+    );
+    // A probe that does not make the production proves nothing.
+    let wrong_probe = format!(
+        "{WHOLE}  - {{name: Statement::CreateStage, foreign: {{dialect: snowflake, probe: \"SELECT 1\"}}}}\n"
+    );
+    let errors = load_errors(&wrong_probe);
+    assert!(
+        errors.iter().any(|e| e.contains(
+            "`Statement::CreateStage`: the `foreign` probe does not make it in snowflake"
+        )),
+        "{errors:?}"
+    );
+    // Snowflake's CREATE STAGE is its own.
+    let foreign = format!(
+        "{WHOLE}  - {{name: Statement::CreateStage, foreign: {{dialect: snowflake, probe: \"CREATE STAGE s URL = 's3://b/'\"}}}}\n"
+    );
+    assert_eq!(load_errors(&foreign), Vec::<String>::new());
+    let unknown = foreign.replace("dialect: snowflake", "dialect: cobol");
+    let errors = load_errors(&unknown);
+    assert!(
+        errors
             .iter()
-            .any(|w| w.to_string().contains("1 production(s) declared a `gap`")),
-        "{:?}",
-        report.warnings
+            .any(|e| e.contains("`cobol` is not a dialect of sqlparser")),
+        "{errors:?}"
     );
 }
 
 #[test]
-fn a_gap_a_case_closed_is_a_warning_to_drop_it() {
-    let closed = WHOLE.replace(
-        "  - name: Statement::Delete\n",
-        "  - {name: Statement::Delete, gap: a write}\n",
+fn a_foreign_production_a_case_reaches_in_another_spelling_fails() {
+    // T-SQL's `IF c stmt` is foreign; PostgreSQL's reading of
+    // `IF c THEN stmt; END IF` is the same production.
+    let grammar = format!(
+        "{WHOLE}  - {{name: Statement::If, foreign: {{dialect: mssql, probe: \"IF 1 = 1 SELECT 1\"}}}}\n"
     );
-    let report = case::lint(&suite(&closed));
-    assert!(grammar_errors(&suite(&closed)).is_empty());
-    let warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
+    let case = "id: sql/an-if\nrequirements: [R-1]\nsource: {proposal: \"§4.3\"}\nsteps:\n  - evaluate: {id: \"mcp:db/q\", kind: sql, arguments: {sql: \"IF 1 = 1 THEN SELECT 1; END IF\"}}\n    expect: {band: escalate}\n";
+    let files = vec![
+        ("REQUIREMENTS.yaml".to_owned(), CATALOGUE.to_owned()),
+        ("sql/cases.yaml".to_owned(), CASES.to_owned()),
+        ("sql/if.yaml".to_owned(), case.to_owned()),
+        ("grammar/sql.yaml".to_owned(), grammar),
+    ];
+    let suite = case::load_files(&files).unwrap_or_else(|e| panic!("{e:?}"));
+    let errors = grammar_errors(&suite);
     assert!(
-        warnings
-            .iter()
-            .any(|w| w.contains("sql:Statement::Delete: declared a `gap`, but cases exercise it")),
-        "{warnings:?}"
+        errors.iter().any(|e| e.contains(
+            "sql:Statement::If: declared `foreign`, but sql/an-if reads it in postgresql"
+        )),
+        "{errors:?}"
     );
 }
 
@@ -136,7 +182,7 @@ fn files_judged_alone_are_held_to_no_grammar() {
 
 #[test]
 fn a_grammar_file_with_a_name_twice_or_both_declarations_does_not_load() {
-    let bad = "grammar: sql\nparser: p\nproductions:\n  - name: Expr::Value\n  - name: Expr::Value\n  - {name: Expr::Cast, irrelevant: x, gap: y}\n";
+    let bad = "grammar: sql\nparser: p\nproductions:\n  - name: Expr::Value\n  - name: Expr::Value\n  - {name: Expr::Cast, irrelevant: x, foreign: {dialect: mssql, probe: y}}\n";
     let files = vec![
         ("REQUIREMENTS.yaml".to_owned(), CATALOGUE.to_owned()),
         ("sql/cases.yaml".to_owned(), CASES.to_owned()),
@@ -156,7 +202,7 @@ fn a_grammar_file_with_a_name_twice_or_both_declarations_does_not_load() {
     assert!(
         errors
             .iter()
-            .any(|e| e.contains("both `irrelevant` and `gap`")),
+            .any(|e| e.contains("both `irrelevant` and `foreign`")),
         "{errors:?}"
     );
 }

@@ -368,32 +368,6 @@ pub fn lint_scoped(suite: &Suite, scope: Scope<'_>) -> LintReport {
                 });
             }
         }
-        let mut gaps: BTreeMap<&str, usize> = BTreeMap::new();
-        for row in report.grammar.iter().filter(|r| r.is_open_gap()) {
-            *gaps.entry(row.grammar.as_str()).or_default() += 1;
-        }
-        for row in report.grammar.iter().filter(|r| r.is_closed_gap()) {
-            report.warnings.push(LintIssue {
-                subject: format!("{}:{}", row.grammar, row.production),
-                origin: None,
-                message: format!(
-                    "declared a `gap`, but cases exercise it now: drop the `gap` in {}{}.yaml",
-                    crate::grammar::DIR,
-                    row.grammar
-                ),
-            });
-        }
-        for (grammar, n) in gaps {
-            report.warnings.push(LintIssue {
-                subject: format!("grammar {grammar}"),
-                origin: None,
-                message: format!(
-                    "{n} production(s) declared a `gap`: no case exercises them yet \
-                     ({}{grammar}.yaml)",
-                    crate::grammar::DIR
-                ),
-            });
-        }
     }
     report
 }

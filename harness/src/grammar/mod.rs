@@ -3,7 +3,8 @@
 //! each payload with the reference's own parser, against the checked-in
 //! list of every production (`cases/grammar/<name>.yaml`). Each listed
 //! production is exercised by a case, on the unsafe side and/or the
-//! precision side, or declared irrelevant with a reason; a test keeps the
+//! precision side, declared irrelevant with a reason, or declared foreign
+//! (another dialect's syntax, with a probe lint checks); a test keeps the
 //! list equal to the parser's source, so a new parser version that adds a
 //! variant fails until it is listed.
 
@@ -36,11 +37,23 @@ pub struct Production {
     /// Why no case needs to exercise it.
     #[serde(default)]
     pub irrelevant: Option<String>,
-    /// A known hole: it matters, no case exercises it yet. Shown in the
-    /// table and counted in a warning, so that the list of cases to write
-    /// is the file itself.
+    /// Made only by a parser dialect no operation can name: its probe
+    /// shows the production there and not in any wire dialect.
     #[serde(default)]
-    pub gap: Option<String>,
+    pub foreign: Option<Foreign>,
+}
+
+/// A production of another dialect's syntax, with the evidence: `probe`
+/// parsed by sqlparser's `dialect` yields the production; parsed as the
+/// reference reads each dialect of the wire (postgresql, mysql, sqlite),
+/// it does not. A parser upgrade that makes a wire dialect read it turns
+/// the declaration into a lint error.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Foreign {
+    /// sqlparser's name of the dialect (`snowflake`, `mssql`, `duckdb`, …).
+    pub dialect: String,
+    pub probe: String,
 }
 
 impl Declared {
@@ -60,13 +73,14 @@ impl Declared {
             if !seen.insert(p.name.as_str()) {
                 out.push(format!("`{}` is listed twice", p.name));
             }
-            for (key, text) in [("irrelevant", &p.irrelevant), ("gap", &p.gap)] {
-                if text.as_deref().is_some_and(|r| r.trim().is_empty()) {
-                    out.push(format!("`{}`: an empty `{key}` reason", p.name));
-                }
+            if p.irrelevant.as_deref().is_some_and(|r| r.trim().is_empty()) {
+                out.push(format!("`{}`: an empty `irrelevant` reason", p.name));
             }
-            if p.irrelevant.is_some() && p.gap.is_some() {
-                out.push(format!("`{}`: both `irrelevant` and `gap`", p.name));
+            if p.irrelevant.is_some() && p.foreign.is_some() {
+                out.push(format!("`{}`: both `irrelevant` and `foreign`", p.name));
+            }
+            if let (Some(foreign), "sql") = (&p.foreign, self.grammar.as_str()) {
+                out.extend(sql::foreign_problem(&p.name, foreign));
             }
         }
         out
@@ -93,23 +107,13 @@ pub struct Row {
     pub grammar: String,
     pub production: String,
     pub irrelevant: Option<String>,
-    pub gap: Option<String>,
+    pub foreign: Option<Foreign>,
     pub covered: Covered,
     /// Exercised by cases but absent from the grammar file.
     pub unlisted: bool,
 }
 
 impl Row {
-    /// Declared a gap and still exercised by no case.
-    pub fn is_open_gap(&self) -> bool {
-        self.gap.is_some() && !self.is_covered()
-    }
-
-    /// Declared a gap, but a case exercises it now: the declaration is stale.
-    pub fn is_closed_gap(&self) -> bool {
-        self.gap.is_some() && self.is_covered()
-    }
-
     fn is_covered(&self) -> bool {
         !self.covered.unsafe_cases.is_empty() || !self.covered.precision_cases.is_empty()
     }
@@ -124,10 +128,22 @@ impl Row {
                 self.cases().into_iter().next().unwrap_or_default(),
                 self.grammar
             ))
-        } else if !self.is_covered() && self.irrelevant.is_none() && self.gap.is_none() {
+        } else if self.foreign.is_some() && self.is_covered() {
+            // Another spelling than the probe's reaches it on the wire.
+            Some(format!(
+                "declared `foreign`, but {} reads it in {}: drop the declaration",
+                self.cases().into_iter().next().unwrap_or_default(),
+                self.covered
+                    .readings
+                    .iter()
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        } else if !self.is_covered() && self.irrelevant.is_none() && self.foreign.is_none() {
             Some(
                 "no case exercises it (on either side) and it is declared neither `irrelevant` \
-                 nor a `gap`"
+                 nor `foreign`: write a case that reaches it"
                     .to_owned(),
             )
         } else {
@@ -153,10 +169,14 @@ impl Row {
         if !c.precision_cases.is_empty() {
             sides.push(format!("covered-precision ({})", c.precision_cases.len()));
         }
-        match (&self.irrelevant, &self.gap, sides.is_empty()) {
+        match (&self.irrelevant, &self.foreign, sides.is_empty()) {
             (_, _, false) => sides.join(", "),
             (Some(reason), _, true) => format!("irrelevant: {reason}"),
-            (None, Some(what), true) => format!("**gap**: {what}"),
+            (None, Some(f), true) => format!(
+                "foreign: {} syntax (`{}` reads so only there)",
+                f.dialect,
+                f.probe.replace('`', "'")
+            ),
             (None, None, true) => "**missing**".to_owned(),
         }
     }
@@ -240,7 +260,7 @@ pub fn coverage(declared: &BTreeMap<String, Declared>, cases: &[Case]) -> Vec<Ro
                 grammar: grammar.clone(),
                 production: p.name.clone(),
                 irrelevant: p.irrelevant.clone(),
-                gap: p.gap.clone(),
+                foreign: p.foreign.clone(),
                 covered: seen
                     .remove(&(grammar.clone(), p.name.clone()))
                     .unwrap_or_default(),
@@ -258,7 +278,7 @@ pub fn coverage(declared: &BTreeMap<String, Declared>, cases: &[Case]) -> Vec<Ro
                 grammar: key.0,
                 production: key.1,
                 irrelevant: None,
-                gap: None,
+                foreign: None,
                 covered,
                 unlisted: true,
             });

@@ -104,11 +104,61 @@ impl Visitor for Seen {
 /// The productions `payload` exercises in `dialect`: nothing when it does
 /// not lex, its lexical forms alone when it does not parse.
 pub fn productions(payload: &str, dialect: SqlDialect) -> BTreeSet<String> {
-    let mut seen = Seen(BTreeSet::new());
-    let Some(reading) = sql::read(payload, dialect) else {
-        return seen.0;
+    match sql::read(payload, dialect) {
+        Some(reading) => seen_in(&reading.tokens, reading.statements.ok().as_deref()),
+        None => BTreeSet::new(),
+    }
+}
+
+/// The productions sqlparser's own dialect `name` makes of `payload`, for
+/// the dialects no operation can name (the reference reads none of them).
+pub fn foreign_productions(payload: &str, name: &str) -> Result<BTreeSet<String>, String> {
+    let dialect = sqlparser::dialect::dialect_from_str(name)
+        .ok_or_else(|| format!("`{name}` is not a dialect of sqlparser"))?;
+    let tokens = sqlparser::tokenizer::Tokenizer::new(&*dialect, payload)
+        .tokenize()
+        .map_err(|e| e.to_string())?;
+    let statements = sqlparser::parser::Parser::parse_sql(&*dialect, payload).ok();
+    Ok(seen_in(&tokens, statements.as_deref()))
+}
+
+/// Why the `foreign` declaration of `production` does not hold, if it
+/// does not: its probe must make it in the named dialect and in no wire
+/// dialect.
+pub fn foreign_problem(production: &str, foreign: &super::Foreign) -> Option<String> {
+    let made = match foreign_productions(&foreign.probe, &foreign.dialect) {
+        Ok(made) => made,
+        Err(e) => return Some(format!("`{production}`: its `foreign` probe: {e}")),
     };
-    for token in &reading.tokens {
+    if !made.contains(production) {
+        return Some(format!(
+            "`{production}`: the `foreign` probe does not make it in {} (it makes: {})",
+            foreign.dialect,
+            made.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let wire = [
+        SqlDialect::Postgresql,
+        SqlDialect::Mysql,
+        SqlDialect::Sqlite,
+    ];
+    let read_so: Vec<&str> = wire
+        .into_iter()
+        .filter(|&d| productions(&foreign.probe, d).contains(production))
+        .map(|d| d.as_str())
+        .collect();
+    (!read_so.is_empty()).then(|| {
+        format!(
+            "`{production}` is declared `foreign`, but its probe makes it in {} too: \
+             cover it with a case",
+            read_so.join(", ")
+        )
+    })
+}
+
+fn seen_in(tokens: &[Token], statements: Option<&[Statement]>) -> BTreeSet<String> {
+    let mut seen = Seen(BTreeSet::new());
+    for token in tokens {
         match token {
             Token::Whitespace(w) => seen.add("Whitespace", w),
             Token::Word(w) => {
@@ -123,8 +173,8 @@ pub fn productions(payload: &str, dialect: SqlDialect) -> BTreeSet<String> {
             }
         }
     }
-    if let Ok(statements) = &reading.statements {
-        let _ = statements.visit(&mut seen);
+    for statement in statements.unwrap_or_default() {
+        let _ = statement.visit(&mut seen);
     }
     seen.0
 }
