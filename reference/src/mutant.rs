@@ -98,7 +98,9 @@ mutants! {
     CredentialCatalogBlind = "credential-catalog-blind":
         "§2.3: reading a credential relation (pg_authid, pg_shadow, mysql.user, …) is a plain read that touches no sensitive data, so it never counts for Rule-of-Two",
     GetBodyBlind = "get-body-blind":
-        "§4.4: a GET, HEAD or OPTIONS that carries a request body is read as the plain safe method: the body is not counted as data sent"
+        "§4.4: a GET, HEAD or OPTIONS that carries a request body is read as the plain safe method: the body is not counted as data sent",
+    OptionFamilyBlind = "option-family-blind":
+        "§4.4: every program's options are read with getopt_long's rules: the prefixes pflag, clap and Go's flag refuse (`gh pr create --dra`) are the options they abbreviate, curl's `--data=x` is data and a Go flag's `-ofile` is `-o file`"
 }
 
 impl fmt::Display for Mutant {

@@ -155,7 +155,8 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
         | Mutant::PersistenceBlind
         | Mutant::ProbeDataBlind
         | Mutant::CredentialCatalogBlind
-        | Mutant::GetBodyBlind => (vec![], ""),
+        | Mutant::GetBodyBlind
+        | Mutant::OptionFamilyBlind => (vec![], ""),
     }
 }
 

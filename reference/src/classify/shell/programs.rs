@@ -112,6 +112,7 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
             let mut effects = Vec::new();
             loop {
                 rest = after_options(
+                    name,
                     rest,
                     &["-u", "--unset", "-C", "--chdir", "-S", "--split-string"],
                 );
@@ -144,10 +145,12 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
             })
         }
         "command" => {
-            if has_flag(args, Some('v'), &[]) || has_flag(args, Some('V'), &[]) {
+            if has_flag(name, args, Some('v'), &[]) || has_flag(name, args, Some('V'), &[]) {
                 return Some(read("`command -v` looks a program up"));
             }
-            then_run(w, after_options(args, &[]), stdin, || read("no command"))
+            then_run(w, after_options(name, args, &[]), stdin, || {
+                read("no command")
+            })
         }
         "builtin" | "exec" | "nohup" | "setsid" | "unbuffer" | "stdbuf" | "nice" | "ionice"
         | "time" | "taskset" | "chrt" | "numactl" | "xvfb-run" | "caffeinate" | "strace"
@@ -163,11 +166,11 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
                 "strace" | "ltrace" => &["-o", "-e", "-p", "-s", "-u", "-E", "-P", "-a", "-I"],
                 _ => &[],
             };
-            let mut rest = after_options(args, with_value);
+            let mut rest = after_options(name, args, with_value);
             if matches!(name, "taskset" | "chrt") && !rest.is_empty() {
                 rest = &rest[1..]; // the mask or the priority
             }
-            if name == "ionice" && has_flag(args, Some('p'), &["pid"]) {
+            if name == "ionice" && has_flag(name, args, Some('p'), &["pid"]) {
                 return Some(privileged(
                     "`ionice -p` changes a running process's priority",
                 ));
@@ -177,14 +180,14 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
             })
         }
         "timeout" | "gtimeout" => {
-            let rest = after_options(args, &["-s", "--signal", "-k", "--kill-after"]);
+            let rest = after_options(name, args, &["-s", "--signal", "-k", "--kill-after"]);
             then_run(w, rest.get(1..).unwrap_or(&[]), stdin, || {
                 read("`timeout` without a command")
             })
         }
         "watch" => {
-            let rest = after_options(args, &["-n", "--interval", "-d", "-g", "-q"]);
-            if has_flag(args, Some('x'), &["exec"]) {
+            let rest = after_options(name, args, &["-n", "--interval", "-d", "-g", "-q"]);
+            if has_flag(name, args, Some('x'), &["exec"]) {
                 then_run(w, rest, stdin, || read("`watch` without a command"))
             } else {
                 // watch joins its arguments and runs them with `sh -c`.
@@ -198,13 +201,18 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
                     |c| w.nested(&c),
                 ));
             }
-            let rest = after_options(args, &["-w", "--timeout", "-E", "--conflict-exit-code"]);
+            let rest = after_options(
+                name,
+                args,
+                &["-w", "--timeout", "-E", "--conflict-exit-code"],
+            );
             then_run(w, rest.get(1..).unwrap_or(&[]), stdin, || {
                 read("`flock` on a descriptor")
             })
         }
         "sudo" | "doas" | "pkexec" | "runuser" => {
             let rest = after_options(
+                name,
                 args,
                 &[
                     "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group",
@@ -225,7 +233,7 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
             inner.join(privileged("`su` runs as another user"))
         }
         "chroot" => {
-            let rest = after_options(args, &["--userspec", "--groups"]);
+            let rest = after_options(name, args, &["--userspec", "--groups"]);
             let inner = then_run(w, rest.get(1..).unwrap_or(&[]), stdin, || {
                 unknown("`chroot` starts a shell in another root")
             });
@@ -233,6 +241,7 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
         }
         "xargs" => {
             let rest = after_options(
+                name,
                 args,
                 &[
                     "-I",
@@ -277,7 +286,7 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
 
 /// `env -S "a b"` / `--split-string=…`: the string splits into words.
 fn split_string(args: &[Arg]) -> Option<Option<Vec<Arg>>> {
-    let value = super::argv::option_value(args, Some("-S"), Some("--split-string"))?;
+    let value = super::argv::option_value("env", args, Some("-S"), Some("--split-string"))?;
     let resolved = args.iter().all(|a| a.resolved);
     Some(resolved.then(|| value.split_whitespace().map(Arg::literal).collect()))
 }
