@@ -126,12 +126,16 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
             }
         }
         "vim" | "vi" | "nvim" | "view" | "vimdiff" | "ex" | "gvim" => {
-            let runs = args.iter().any(|a| {
+            let plus_command = args.iter().any(|a| {
                 let t = a.text.as_str();
                 let line_number = t.len() > 1 && t[1..].chars().all(|c| c.is_ascii_digit());
-                (t.starts_with('+') && t.len() > 1 && !line_number)
-                    || matches!(t, "-c" | "--cmd" | "-S" | "-u" | "-s")
+                t.starts_with('+') && t.len() > 1 && !line_number
             });
+            let runs = plus_command
+                || has_flag(name, args, Some('c'), &["cmd"])
+                || ['S', 'u', 's']
+                    .into_iter()
+                    .any(|letter| has_flag(name, args, Some(letter), &[]));
             if runs {
                 return Some(unknown(format!(
                     "`{name}` runs editor commands from its arguments (`:!` runs programs)"
@@ -139,24 +143,14 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
             }
         }
         "emacs" | "emacsclient" => {
-            let runs = args.iter().any(|a| {
-                let t = a.text.trim_start_matches('-');
-                let t = t.split('=').next().unwrap_or(t);
-                a.text.starts_with('-')
-                    && matches!(
-                        t,
-                        "eval"
-                            | "execute"
-                            | "e"
-                            | "l"
-                            | "load"
-                            | "f"
-                            | "funcall"
-                            | "script"
-                            | "batch"
-                            | "x"
-                    )
-            });
+            let runs = has_flag(
+                name,
+                args,
+                None,
+                &[
+                    "eval", "execute", "e", "l", "load", "f", "funcall", "script", "batch", "x",
+                ],
+            );
             if runs {
                 return Some(unknown(format!(
                     "`{name}` evaluates Lisp given on the command line"

@@ -195,7 +195,7 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
             }
         }
         "flock" => {
-            if let Some(code) = option_code(args, "-c", "--command") {
+            if let Some(code) = option_code(name, args, "-c", Some("--command")) {
                 return Some(code.map_or_else(
                     || unknown("`flock -c` runs code known only at run time"),
                     |c| w.nested(&c),
@@ -226,7 +226,7 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
             )))
         }
         "su" => {
-            let inner = match option_code(args, "-c", "--command") {
+            let inner = match option_code(name, args, "-c", Some("--command")) {
                 Some(Some(code)) => w.nested(&code),
                 _ => unknown("`su` opens a shell as another user"),
             };
@@ -273,7 +273,7 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
                 })
             })
         }
-        "script" => match option_code(args, "-c", "--command") {
+        "script" => match option_code(name, args, "-c", Some("--command")) {
             Some(Some(code)) => w.nested(&code),
             Some(None) => unknown("`script -c` runs code known only at run time"),
             None => unknown("`script` records an interactive shell"),
@@ -291,13 +291,16 @@ fn split_string(args: &[Arg]) -> Option<Option<Vec<Arg>>> {
     Some(resolved.then(|| value.split_whitespace().map(Arg::literal).collect()))
 }
 
-/// The value of a `-c CODE` style option: `None` when absent,
-/// `Some(None)` when it is only known at run time.
-fn option_code(args: &[Arg], short: &str, long: &str) -> Option<Option<String>> {
-    let pos = args
-        .iter()
-        .position(|a| a.text == short || a.text == long)?;
-    let code = args.get(pos + 1)?;
+/// The value of a `-c CODE` style option of `program`, in any spelling
+/// its parser accepts: `None` when absent, `Some(None)` when it is only
+/// known at run time.
+fn option_code(
+    program: &str,
+    args: &[Arg],
+    short: &str,
+    long: Option<&str>,
+) -> Option<Option<String>> {
+    let code = super::argv::option_arg(program, args, Some(short), long)?;
     Some(code.value().map(str::to_owned))
 }
 
@@ -339,8 +342,10 @@ fn code_runner(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Optio
         },
         // `-C CODE`: mapfile runs it every `-c` lines read, compgen runs it
         // now, complete at every later completion.
-        "mapfile" | "readarray" | "compgen" | "complete" if args.iter().any(|a| a.text == "-C") => {
-            match option_code(args, "-C", "-C") {
+        "mapfile" | "readarray" | "compgen" | "complete"
+            if has_flag(name, args, Some('C'), &[]) =>
+        {
+            match option_code(name, args, "-C", None) {
                 Some(Some(code)) => w.nested(&code),
                 _ => unknown(format!("`{name} -C` runs code known only at run time")),
             }

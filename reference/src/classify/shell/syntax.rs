@@ -45,6 +45,9 @@ pub enum Parser {
     /// Programs whose long options take one dash and are matched exactly
     /// (find's primaries, java).
     SingleDash,
+    /// Emacs's `argmatch` (emacs.c): `-eval` and `--eval` alike, `--eval=x`,
+    /// a long option abbreviated down to a minimum length; no clusters.
+    Emacs,
 }
 
 /// What a parser family accepts.
@@ -91,6 +94,11 @@ impl Parser {
             | "deno" => Parser::FullName,
             // find's primaries and the JVM's options are words of their own.
             "find" | "java" => Parser::SingleDash,
+            "emacs" | "emacsclient" => Parser::Emacs,
+            // bash's internal_getopt for its builtins (clusters, attached
+            // values); vim's main.c reads `-c{command}` and `-c {command}`.
+            "mapfile" | "readarray" | "compgen" | "complete" | "hash" | "fc" => Parser::Getopt,
+            "vim" | "vi" | "nvim" | "view" | "vimdiff" | "ex" | "gvim" => Parser::FullName,
             // GNU coreutils, findutils, tar (argp), wget, sed, make, man-db
             // (argp), util-linux, procps, sudo: getopt_long.
             _ => Parser::GetoptLong,
@@ -142,6 +150,11 @@ impl Parser {
                 cluster: false,
                 ..gnu
             },
+            Parser::Emacs => Rules {
+                single_dash: true,
+                cluster: false,
+                ..gnu
+            },
             Parser::SingleDash => Rules {
                 single_dash: true,
                 double_dash: false,
@@ -171,7 +184,10 @@ impl Parser {
             return Some(value);
         }
         let rest = listed.strip_prefix(name)?;
-        let abbreviate = rules.abbreviate && spelling() != Spelling::PrefixExact;
+        // Abbreviations are of the double-dash form (Emacs matches its
+        // single-dash names whole).
+        let abbreviate =
+            rules.abbreviate && typed.starts_with("--") && spelling() != Spelling::PrefixExact;
         (abbreviate && !name.is_empty() && !rest.starts_with('-')).then_some(value)
     }
 
@@ -360,6 +376,15 @@ mod tests {
         assert_eq!(long(p, "-exe", "-exec"), None);
         assert_eq!(long(p, "--exec", "-exec"), None);
         assert_eq!(p.short("-xdev", 'x'), None);
+    }
+
+    #[test]
+    fn emacs_takes_either_dash_and_abbreviations() {
+        let p = Parser::of("emacs");
+        assert_eq!(long(p, "-eval", "eval"), Some(None));
+        assert_eq!(long(p, "--ev=(x)", "eval"), Some(Some("(x)".into())));
+        assert_eq!(long(p, "-nw", "eval"), None);
+        assert_eq!(long(p, "-s", "script"), None);
     }
 
     #[test]
