@@ -2,14 +2,14 @@
 
 use super::word::Arg;
 
-use super::syntax::Parser;
+use super::syntax::{value_letters, Parser};
 
 /// The operands after the leading options of `program`: skips option
 /// words, the values of options listed in `with_value` (`-s`, `--signal`:
 /// the next word unless the value is in the same word) and a `--`. Stops
 /// at the first operand, so a wrapped command keeps its own options.
 pub fn after_options<'a>(program: &str, args: &'a [Arg], with_value: &[&str]) -> &'a [Arg] {
-    let p = Parser::of(program);
+    let (p, values) = (Parser::of(program), value_letters(program));
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         let text = arg.text.as_str();
@@ -24,7 +24,7 @@ pub fn after_options<'a>(program: &str, args: &'a [Arg], with_value: &[&str]) ->
         }
         let takes_next = with_value
             .iter()
-            .any(|listed| spelled(p, text, listed) == Some(None));
+            .any(|listed| spelled(p, values, text, listed) == Some(None));
         i += if takes_next { 2 } else { 1 };
     }
     args.get(i..).unwrap_or(&[])
@@ -34,7 +34,7 @@ pub fn after_options<'a>(program: &str, args: &'a [Arg], with_value: &[&str]) ->
 /// (`-o`: a short letter, `--out`: a long option, `-TT`: a word of its
 /// own), and the value it holds in the same word (`None`: the value, if
 /// the option takes one, is the next word).
-fn spelled<'t>(p: Parser, word: &'t str, listed: &str) -> Option<Option<&'t str>> {
+fn spelled<'t>(p: Parser, values: &str, word: &'t str, listed: &str) -> Option<Option<&'t str>> {
     let attached = |v: &'t str| (!v.is_empty()).then_some(v);
     if listed.starts_with("--") {
         return p.long(word, listed);
@@ -42,7 +42,7 @@ fn spelled<'t>(p: Parser, word: &'t str, listed: &str) -> Option<Option<&'t str>
     let name = listed.strip_prefix('-')?;
     let mut letters = name.chars();
     match (letters.next(), letters.next()) {
-        (Some(letter), None) => p.short(word, letter).map(attached),
+        (Some(letter), None) => p.short(word, letter, values).map(attached),
         // A multi-letter single-dash option (zip's `-TT`, find's `-exec`):
         // the family's long spellings, or the word with the value attached.
         _ => p
@@ -56,12 +56,12 @@ fn spelled<'t>(p: Parser, word: &'t str, listed: &str) -> Option<Option<&'t str>
 /// `--force=…`, and the other spellings its parser accepts); a later
 /// `--no-force` turns it off where the parser negates.
 pub fn has_flag(program: &str, args: &[Arg], short: Option<char>, long: &[&str]) -> bool {
-    let p = Parser::of(program);
+    let (p, values) = (Parser::of(program), value_letters(program));
     let mut set = false;
     for a in args.iter().take_while(|a| a.text != "--") {
         let t = a.text.as_str();
         if long.iter().any(|l| p.long(t, l).is_some())
-            || short.is_some_and(|c| p.short(t, c).is_some())
+            || short.is_some_and(|c| p.short(t, c, values).is_some())
         {
             set = true;
         } else if long.iter().any(|l| p.negates(t, l)) {
@@ -128,7 +128,7 @@ pub fn option_positions<'a>(
     args: &'a [Arg],
     listed: &[&str],
 ) -> Vec<(usize, Option<&'a str>)> {
-    let p = Parser::of(program);
+    let (p, values) = (Parser::of(program), value_letters(program));
     let mut found = Vec::new();
     let mut i = 0;
     while let Some(a) = args.get(i) {
@@ -136,7 +136,7 @@ pub fn option_positions<'a>(
         if t == "--" {
             break;
         }
-        match listed.iter().find_map(|l| spelled(p, t, l)) {
+        match listed.iter().find_map(|l| spelled(p, values, t, l)) {
             Some(inline) => {
                 found.push((i, inline));
                 // The next word is this option's value, not an option.

@@ -175,13 +175,13 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
             }
         }
         "crontab" => {
-            if args.iter().any(|a| a.text == "-l") {
+            if has_flag(name, args, Some('l'), &[]) {
                 read("`crontab -l` lists")
             } else {
                 destroy(Irreversible, "`crontab` replaces or removes the crontab")
             }
         }
-        "fc" if args.iter().any(|a| a.text == "-l") => read("`fc -l` lists the history"),
+        "fc" if has_flag(name, args, Some('l'), &[]) => read("`fc -l` lists the history"),
         "at" | "batch" => unknown(format!("`{name}` schedules commands for later")),
         "date" if has_flag(name, args, Some('s'), &["set"]) => {
             privileged("`date -s` sets the clock")
@@ -190,7 +190,10 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
         "hash" if has_flag(name, args, Some('p'), &[]) => {
             unknown("`hash -p` makes a command name run another program")
         }
-        "sysctl" if args.iter().any(|a| a.text == "-w" || a.text.contains('=')) => {
+        "sysctl"
+            if has_flag(name, args, Some('w'), &["write"])
+                || args.iter().any(|a| a.text.contains('=')) =>
+        {
             privileged("`sysctl -w` changes kernel settings")
         }
         "mount" | "umount" | "swapon" | "swapoff" | "modprobe" | "insmod" | "rmmod" => {

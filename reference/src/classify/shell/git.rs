@@ -152,19 +152,23 @@ fn program_option<'a>(sub: &str, rest: &'a [Arg]) -> Option<&'a str> {
         sub,
         "fetch" | "pull" | "clone" | "ls-remote" | "push" | "archive" | "send-pack" | "fetch-pack"
     );
+    // `git clone -u` is --upload-pack; fetch's `-u` is --update-head-ok.
+    let short = (sub == "clone").then_some('u');
     rest.iter().map(|a| a.text.as_str()).find(|t| {
         transport
-            && (["--upload-pack", "--receive-pack", "--exec"]
-                .iter()
-                .any(|o| t == o || t.strip_prefix(o).is_some_and(|r| r.starts_with('=')))
-                || (sub == "clone"
-                    && (*t == "-u" || (t.starts_with("-u") && !t.starts_with("--")))))
+            && has_flag(
+                "git",
+                &[Arg::literal(*t)],
+                short,
+                &["upload-pack", "receive-pack", "exec"],
+            )
     })
 }
 
 fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
     let ops = operands(rest);
-    let flag = |short: Option<char>, long: &[&str]| has_flag("git", rest, short, long);
+    let program = format!("git {sub}");
+    let flag = |short: Option<char>, long: &[&str]| has_flag(&program, rest, short, long);
     match sub {
         "push" => push(w, rest),
         "clone" => fetched(
@@ -363,16 +367,16 @@ fn exec_option(rest: &[Arg]) -> Option<String> {
 /// the project's configured remote but any host; server-side push options
 /// whose effects (merging, deploying) the inspector cannot read.
 fn push(w: &Walker, rest: &[Arg]) -> Inspection {
-    if has_flag("git", rest, Some('n'), &["dry-run"]) {
+    if has_flag("git push", rest, Some('n'), &["dry-run"]) {
         return read("`git push --dry-run` sends nothing");
     }
     let forced = has_flag(
-        "git",
+        "git push",
         rest,
         Some('f'),
         &["force", "force-with-lease", "force-if-includes"],
     );
-    let deleting = has_flag("git", rest, Some('d'), &["delete", "mirror", "prune"]);
+    let deleting = has_flag("git push", rest, Some('d'), &["delete", "mirror", "prune"]);
     if forced {
         return shared_destroy(
             HardToReverse,
@@ -394,12 +398,12 @@ fn push(w: &Walker, rest: &[Arg]) -> Inspection {
             ));
         }
     }
-    if has_flag("git", rest, Some('o'), &["push-option"]) {
+    if has_flag("git push", rest, Some('o'), &["push-option"]) {
         return external(
             "`git push -o` gives the server instructions (merge, deploy) that are not inspected",
         );
     }
-    if has_flag("git", rest, None, &["tags", "follow-tags"]) {
+    if has_flag("git push", rest, None, &["tags", "follow-tags"]) {
         return shared_destroy(
             Irreversible,
             "`git push --tags` publishes tags: clones keep a tag once fetched, releases act on it",
@@ -524,10 +528,10 @@ fn checkout(rest: &[Arg]) -> Inspection {
 }
 
 fn branch(rest: &[Arg], ops: &[&Arg]) -> Inspection {
-    let force = has_flag("git", rest, Some('f'), &["force"]);
-    if has_flag("git", rest, Some('D'), &[])
-        || has_flag("git", rest, Some('M'), &[])
-        || has_flag("git", rest, Some('C'), &[])
+    let force = has_flag("git branch", rest, Some('f'), &["force"]);
+    if has_flag("git branch", rest, Some('D'), &[])
+        || has_flag("git branch", rest, Some('M'), &[])
+        || has_flag("git branch", rest, Some('C'), &[])
         || (force && !ops.is_empty())
     {
         return destroy(
@@ -535,12 +539,12 @@ fn branch(rest: &[Arg], ops: &[&Arg]) -> Inspection {
             "`git branch -D`/`-f` deletes or resets an unmerged branch",
         );
     }
-    if has_flag("git", rest, Some('d'), &["delete"]) {
+    if has_flag("git branch", rest, Some('d'), &["delete"]) {
         return write("`git branch -d` deletes a merged branch; its commits stay reachable");
     }
     let listing = ops.is_empty()
         || has_flag(
-            "git",
+            "git branch",
             rest,
             Some('l'),
             &[
@@ -552,8 +556,8 @@ fn branch(rest: &[Arg], ops: &[&Arg]) -> Inspection {
                 "show-current",
             ],
         )
-        || has_flag("git", rest, Some('a'), &["all"])
-        || has_flag("git", rest, Some('r'), &["remotes"]);
+        || has_flag("git branch", rest, Some('a'), &["all"])
+        || has_flag("git branch", rest, Some('r'), &["remotes"]);
     if listing {
         read("`git branch` lists branches")
     } else {

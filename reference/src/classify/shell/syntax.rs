@@ -72,9 +72,10 @@ struct Rules {
 }
 
 impl Parser {
-    /// The parser `program` is built on: the one table of them.
+    /// The parser `program` (or `git push`: a program and its
+    /// subcommand) is built on: the one table of them.
     pub fn of(program: &str) -> Parser {
-        match program {
+        match program.split(' ').next().unwrap_or(program) {
             "git" => Parser::Git,
             "curl" => Parser::Curl,
             // OpenBSD getopt(3) in ssh.c, scp.c, sftp.c.
@@ -215,8 +216,10 @@ impl Parser {
     /// Whether `typed` is a word of short options holding `letter`, and
     /// what follows the letter in that word (empty when it ends the word):
     /// a value-taking letter takes it as its value (`-ofile`, `-sSLo f`).
+    /// A letter after one of `values` (the program's value-taking letters)
+    /// is part of that value, not an option: `git push -on` is `-o n`.
     /// A family without clusters has one-letter long options instead.
-    pub fn short(self, typed: &str, letter: char) -> Option<&str> {
+    pub fn short<'t>(self, typed: &'t str, letter: char, values: &str) -> Option<&'t str> {
         let rules = self.rules();
         if !rules.cluster {
             let mut name = [0; 4];
@@ -237,6 +240,9 @@ impl Parser {
                     _ => rest,
                 });
             }
+            if values.contains(c) {
+                return None;
+            }
         }
         None
     }
@@ -245,6 +251,29 @@ impl Parser {
     /// operand): anything after a dash but `-` itself.
     pub fn is_option(self, typed: &str) -> bool {
         typed.starts_with('-') && typed != "-"
+    }
+}
+
+/// The short options of `program` (`git push`: of that subcommand) that
+/// take a value, as getopt's optstring marks them with `:`: in a cluster,
+/// what follows one is its value. Listed where a letter after them would
+/// otherwise be read as an option that lowers the band; elsewhere a letter
+/// is taken as a flag, which only reads more options.
+pub fn value_letters(program: &str) -> &'static str {
+    match program {
+        // builtin/push.c: -o/--push-option <string>.
+        "git push" => "o",
+        // builtin/clean.c: -e/--exclude <pattern>.
+        "git clean" => "e",
+        // builtin/tag.c: -m <msg>, -F <file>, -u <key-id>.
+        "git tag" => "mFu",
+        // builtin/branch.c: -u/--set-upstream-to <upstream>.
+        "git branch" => "u",
+        // cronie's crontab.c: getopt "u:lerisncx:".
+        "crontab" => "ux",
+        // gh pr create's and gh api's pflag letters that take a value.
+        "gh" => "tbBHalmprTFRXfq",
+        _ => "",
     }
 }
 
@@ -300,10 +329,10 @@ mod tests {
         assert_eq!(long(p, "--to-comm", "to-command"), Some(None));
         assert_eq!(long(p, "--checkpoint", "--checkpoint-action"), None);
         assert_eq!(long(p, "-to-command", "--to-command"), None);
-        assert_eq!(p.short("-xvf", 'v'), Some("f"));
-        assert_eq!(p.short("-Ozstd", 'O'), Some("zstd"));
-        assert_eq!(p.short("-o=f", 'o'), Some("=f"));
-        assert_eq!(p.short("--verbose", 'v'), None);
+        assert_eq!(p.short("-xvf", 'v', ""), Some("f"));
+        assert_eq!(p.short("-Ozstd", 'O', ""), Some("zstd"));
+        assert_eq!(p.short("-o=f", 'o', ""), Some("=f"));
+        assert_eq!(p.short("--verbose", 'v', ""), None);
         assert!(!p.negates("--no-recursion", "--recursion"));
     }
 
@@ -314,7 +343,7 @@ mod tests {
         assert!(p.negates("--no-force", "force"));
         assert!(p.negates("--no-forc", "force"));
         assert!(!p.negates("--force", "force"));
-        assert_eq!(p.short("-fd", 'd'), Some(""));
+        assert_eq!(p.short("-fd", 'd', ""), Some(""));
     }
 
     #[test]
@@ -322,8 +351,8 @@ mod tests {
         let p = Parser::of("curl");
         assert_eq!(long(p, "--data=x", "--data"), None);
         assert_eq!(long(p, "--data-b", "--data-binary"), Some(None));
-        assert_eq!(p.short("-d@file", 'd'), Some("@file"));
-        assert_eq!(p.short("-sSLofile", 'o'), Some("file"));
+        assert_eq!(p.short("-d@file", 'd', ""), Some("@file"));
+        assert_eq!(p.short("-sSLofile", 'o', ""), Some("file"));
         assert!(p.negates("--no-progress-meter", "--progress-meter"));
     }
 
@@ -334,8 +363,8 @@ mod tests {
             assert_eq!(long(p, "--pu", "--push"), None, "{program}");
             assert_eq!(long(p, "--push", "--push"), Some(None), "{program}");
             assert_eq!(long(p, "--rsh=ssh", "--rsh"), Some(Some("ssh".into())));
-            assert_eq!(p.short("-Xpost", 'X'), Some("post"));
-            assert_eq!(p.short("-X=POST", 'X'), Some("POST"));
+            assert_eq!(p.short("-Xpost", 'X', ""), Some("post"));
+            assert_eq!(p.short("-X=POST", 'X', ""), Some("POST"));
         }
     }
 
@@ -345,10 +374,10 @@ mod tests {
         assert_eq!(long(p, "-exec", "exec"), Some(None));
         assert_eq!(long(p, "--exec=x", "-exec"), Some(Some("x".into())));
         assert_eq!(long(p, "-ex", "exec"), None);
-        assert_eq!(p.short("-o", 'o'), Some(""));
-        assert_eq!(p.short("-o=bin", 'o'), Some("bin"));
-        assert_eq!(p.short("-ofile", 'o'), None);
-        assert_eq!(p.short("-vx", 'x'), None);
+        assert_eq!(p.short("-o", 'o', ""), Some(""));
+        assert_eq!(p.short("-o=bin", 'o', ""), Some("bin"));
+        assert_eq!(p.short("-ofile", 'o', ""), None);
+        assert_eq!(p.short("-vx", 'x', ""), None);
     }
 
     #[test]
@@ -358,7 +387,7 @@ mod tests {
             long(argparse, "--conf=x", "--config"),
             Some(Some("x".into()))
         );
-        assert_eq!(argparse.short("-c=x", 'c'), Some("x"));
+        assert_eq!(argparse.short("-c=x", 'c', ""), Some("x"));
         let optparse = Parser::of("pip");
         assert_eq!(long(optparse, "--index-u", "--index-url"), Some(None));
         let nopt = Parser::of("npm");
@@ -375,7 +404,7 @@ mod tests {
         assert_eq!(long(p, "-exec", "-exec"), Some(None));
         assert_eq!(long(p, "-exe", "-exec"), None);
         assert_eq!(long(p, "--exec", "-exec"), None);
-        assert_eq!(p.short("-xdev", 'x'), None);
+        assert_eq!(p.short("-xdev", 'x', ""), None);
     }
 
     #[test]
@@ -388,9 +417,20 @@ mod tests {
     }
 
     #[test]
+    fn a_letter_after_a_value_taking_one_is_its_value() {
+        let p = Parser::of("git push");
+        let values = super::value_letters("git push");
+        assert_eq!(p, Parser::Git);
+        assert_eq!(p.short("-on", 'n', values), None);
+        assert_eq!(p.short("-no", 'n', values), Some("o"));
+        assert_eq!(p.short("-fu", 'u', values), Some(""));
+        assert_eq!(p.short("-on", 'n', ""), Some(""));
+    }
+
+    #[test]
     fn ssh_has_short_options_only() {
         let p = Parser::of("ssh");
-        assert_eq!(p.short("-oProxyCommand=x", 'o'), Some("ProxyCommand=x"));
+        assert_eq!(p.short("-oProxyCommand=x", 'o', ""), Some("ProxyCommand=x"));
         assert_eq!(long(p, "--proxy", "--proxy"), None);
     }
 
