@@ -95,6 +95,9 @@ impl Parser {
             | "deno" => Parser::FullName,
             // find's primaries and the JVM's options are words of their own.
             "find" | "java" => Parser::SingleDash,
+            // CPython's _PyOS_GetOpt (Python/getopt.c): short options in
+            // clusters, `-mjson.tool` and `-Im json.tool`.
+            p if is_python(p) => Parser::Getopt,
             "emacs" | "emacsclient" => Parser::Emacs,
             // bash's internal_getopt for its builtins (clusters, attached
             // values); vim's main.c reads `-c{command}` and `-c {command}`.
@@ -273,8 +276,14 @@ pub fn value_letters(program: &str) -> &'static str {
         "crontab" => "ux",
         // gh pr create's and gh api's pflag letters that take a value.
         "gh" => "tbBHalmprTFRXfq",
+        // CPython's optstring "bBc:dEhiIJm:OPqRsStuvVW:xX:?".
+        p if is_python(p) => "cmWX",
         _ => "",
     }
+}
+
+fn is_python(program: &str) -> bool {
+    program.starts_with("python") || program.starts_with("pypy")
 }
 
 /// How the inspection on this thread spells options: by each program's
@@ -425,6 +434,15 @@ mod tests {
         assert_eq!(p.short("-no", 'n', values), Some("o"));
         assert_eq!(p.short("-fu", 'u', values), Some(""));
         assert_eq!(p.short("-on", 'n', ""), Some(""));
+    }
+
+    #[test]
+    fn python_reads_its_module_attached_or_bundled() {
+        let p = Parser::of("python3.12");
+        let values = super::value_letters("python3.12");
+        assert_eq!(p.short("-mjson.tool", 'm', values), Some("json.tool"));
+        assert_eq!(p.short("-Im", 'm', values), Some(""));
+        assert_eq!(p.short("-cm", 'm', values), None);
     }
 
     #[test]

@@ -108,9 +108,22 @@ fn interpreter(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspe
         return read(format!("`{name}` prints its version"));
     }
     if name.starts_with("python") || name.starts_with("pypy") {
-        if let Some(pos) = args.iter().position(|a| a.text == "-m") {
-            if let Some(module) = args.get(pos + 1) {
-                return python_module(w, &module.text, &args[pos + 2..], stdin);
+        // `-m json.tool`, `-mjson.tool`, `-Im json.tool`; a `-c` before it
+        // runs its code and leaves `-m` to that code's arguments.
+        let code_at = super::argv::option_positions(name, args, &["-c"])
+            .first()
+            .map(|c| c.0);
+        let module = super::argv::option_positions(name, args, &["-m"])
+            .first()
+            .copied()
+            .filter(|(at, _)| code_at.is_none_or(|c| c > *at));
+        if let Some((pos, inline)) = module {
+            let (module, rest) = match inline {
+                Some(module) => (Some(module), pos + 1),
+                None => (args.get(pos + 1).map(|m| m.text.as_str()), pos + 2),
+            };
+            if let Some(module) = module {
+                return python_module(w, module, args.get(rest..).unwrap_or(&[]), stdin);
             }
         }
     }
