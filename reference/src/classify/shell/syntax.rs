@@ -76,6 +76,9 @@ impl Parser {
     /// subcommand) is built on: the one table of them.
     pub fn of(program: &str) -> Parser {
         match program.split(' ').next().unwrap_or(program) {
+            // A subcommand's options; git's own (`-C`, `--exec-path=`,
+            // `--config-env`) are matched whole by git.c's handle_options,
+            // which git.rs reads word by word.
             "git" => Parser::Git,
             "curl" => Parser::Curl,
             // OpenBSD getopt(3) in ssh.c, scp.c, sftp.c.
