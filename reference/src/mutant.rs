@@ -104,7 +104,9 @@ mutants! {
     ClusterNameBlind = "cluster-name-blind":
         "§4.4: cluster- and cloud-internal names (`kubernetes.default.svc`, `*.consul`, `*.internal`, a one-label `prometheus`) read as public hosts; only addresses are judged internal",
     OutsideCodeBlind = "outside-code-blind":
-        "§2.1: code is judged by what runs it, not where it lives: `cd /tmp/x && make`, `source /tmp/x/env.sh`, `cargo build --manifest-path /tmp/x/Cargo.toml` run a build or script like the workspace's own"
+        "§2.1: code is judged by what runs it, not where it lives: `cd /tmp/x && make`, `source /tmp/x/env.sh`, `cargo build --manifest-path /tmp/x/Cargo.toml` run a build or script like the workspace's own",
+    OptionFamilyBlind = "option-family-blind":
+        "§4.4: every program's options are read with getopt_long's rules: the prefixes pflag, clap and Go's flag refuse (`gh pr create --dra`) are the options they abbreviate, and a Go flag's `-ofile` is `-o file`"
 }
 
 impl fmt::Display for Mutant {

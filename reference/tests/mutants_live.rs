@@ -158,7 +158,8 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
         | Mutant::GetBodyBlind
         | Mutant::WildcardDnsBlind
         | Mutant::ClusterNameBlind
-        | Mutant::OutsideCodeBlind => (vec![], ""),
+        | Mutant::OutsideCodeBlind
+        | Mutant::OptionFamilyBlind => (vec![], ""),
     }
 }
 

@@ -155,6 +155,7 @@ mod programs;
 mod scripts;
 mod secrets;
 mod subst;
+mod syntax;
 mod tools;
 mod walk;
 mod word;
@@ -192,8 +193,12 @@ pub fn inspect(command: &str, mutant: Option<Mutant>) -> Inspection {
 /// where the nesting needs it); a panic inside the parser fails safe.
 fn guarded(command: &str, mutant: Option<Mutant>) -> Inspection {
     let walk = std::panic::AssertUnwindSafe(|| {
-        let exact = mutant == Some(Mutant::OptionPrefixExact);
-        argv::spelled(exact, || walk::Walker::new(mutant).source(command))
+        let how = match mutant {
+            Some(Mutant::OptionPrefixExact) => syntax::Spelling::PrefixExact,
+            Some(Mutant::OptionFamilyBlind) => syntax::Spelling::FamilyBlind,
+            _ => syntax::Spelling::Family,
+        };
+        syntax::spelled(how, || walk::Walker::new(mutant).source(command))
     });
     std::panic::catch_unwind(walk)
         .unwrap_or_else(|_| Inspection::unknown("the shell parser failed on this command"))

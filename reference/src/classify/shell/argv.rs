@@ -2,10 +2,14 @@
 
 use super::word::Arg;
 
-/// The operands after the leading options: skips `-x` clusters, long
-/// options, the values of options listed in `with_value`, and a `--`.
-/// Stops at the first operand, so a wrapped command keeps its own options.
-pub fn after_options<'a>(args: &'a [Arg], with_value: &[&str]) -> &'a [Arg] {
+use super::syntax::{value_letters, Parser};
+
+/// The operands after the leading options of `program`: skips option
+/// words, the values of options listed in `with_value` (`-s`, `--signal`:
+/// the next word unless the value is in the same word) and a `--`. Stops
+/// at the first operand, so a wrapped command keeps its own options.
+pub fn after_options<'a>(program: &str, args: &'a [Arg], with_value: &[&str]) -> &'a [Arg] {
+    let (p, values) = (Parser::of(program), value_letters(program));
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         let text = arg.text.as_str();
@@ -15,109 +19,133 @@ pub fn after_options<'a>(args: &'a [Arg], with_value: &[&str]) -> &'a [Arg] {
         if text == "--" {
             return &args[i + 1..];
         }
-        if !text.starts_with('-') || text == "-" {
+        if !p.is_option(text) {
             break;
         }
-        i += if with_value.contains(&text) { 2 } else { 1 };
+        let takes_next = with_value
+            .iter()
+            .any(|listed| spelled(p, values, text, listed) == Some(None));
+        i += if takes_next { 2 } else { 1 };
     }
     args.get(i..).unwrap_or(&[])
 }
 
-/// Whether `args` set a short option letter (also inside a cluster such
-/// as `-rf`) or one of the long options (`--force`, `--force=…`).
-pub fn has_flag(args: &[Arg], short: Option<char>, long: &[&str]) -> bool {
-    args.iter().take_while(|a| a.text != "--").any(|a| {
+/// Whether `word` spells the option `listed` of a program parsed by `p`
+/// (`-o`: a short letter, `--out`: a long option, `-TT`: a word of its
+/// own), and the value it holds in the same word (`None`: the value, if
+/// the option takes one, is the next word).
+fn spelled<'t>(p: Parser, values: &str, word: &'t str, listed: &str) -> Option<Option<&'t str>> {
+    let attached = |v: &'t str| (!v.is_empty()).then_some(v);
+    if listed.starts_with("--") {
+        return p.long(word, listed);
+    }
+    let name = listed.strip_prefix('-')?;
+    let mut letters = name.chars();
+    match (letters.next(), letters.next()) {
+        (Some(letter), None) => p.short(word, letter, values).map(attached),
+        // A multi-letter single-dash option (zip's `-TT`, find's `-exec`):
+        // the family's long spellings, or the word with the value attached.
+        _ => p
+            .long(word, name)
+            .or_else(|| word.strip_prefix(listed).map(attached)),
+    }
+}
+
+/// Whether `args` of `program` set a short option letter (also inside a
+/// cluster such as `-rf`) or one of the long options (`--force`,
+/// `--force=…`, and the other spellings its parser accepts); a later
+/// `--no-force` turns it off where the parser negates.
+pub fn has_flag(program: &str, args: &[Arg], short: Option<char>, long: &[&str]) -> bool {
+    let (p, values) = (Parser::of(program), value_letters(program));
+    let mut set = false;
+    for a in args.iter().take_while(|a| a.text != "--") {
         let t = a.text.as_str();
-        if t.starts_with("--") {
-            long.iter().any(|l| {
-                let l = format!("--{}", l.trim_start_matches('-'));
-                long_match(t, &l).is_some()
-            })
-        } else if let (Some(cluster), Some(c)) = (t.strip_prefix('-'), short) {
-            !cluster.is_empty()
-                && cluster.chars().all(|x| x.is_ascii_alphanumeric())
-                && cluster.contains(c)
-        } else {
-            false
+        if long.iter().any(|l| p.long(t, l).is_some())
+            || short.is_some_and(|c| p.short(t, c, values).is_some())
+        {
+            set = true;
+        } else if long.iter().any(|l| p.negates(t, l)) {
+            set = false;
         }
+    }
+    set
+}
+
+/// The value of option `short`/`long` of `program`, in any spelling its
+/// parser accepts (`-o v`, `-ov`, `-sSLo v`, `--out v`, `--out=v`,
+/// `--ou=v`): `None` when the option is absent.
+pub fn option_value(
+    program: &str,
+    args: &[Arg],
+    short: Option<&str>,
+    long: Option<&str>,
+) -> Option<String> {
+    option_arg(program, args, short, long).map(|a| a.text)
+}
+
+/// Like [`option_value`], but the value's word: it tells whether
+/// expansion may change the value.
+pub fn option_arg(
+    program: &str,
+    args: &[Arg],
+    short: Option<&str>,
+    long: Option<&str>,
+) -> Option<Arg> {
+    option_values(program, args, short, long).into_iter().next()
+}
+
+/// Every value given to option `short`/`long` of `program` (`ssh -o`,
+/// `cargo --config` may be repeated), each as its word.
+pub fn option_values(
+    program: &str,
+    args: &[Arg],
+    short: Option<&str>,
+    long: Option<&str>,
+) -> Vec<Arg> {
+    option_positions(
+        program,
+        args,
+        &[short, long].into_iter().flatten().collect::<Vec<_>>(),
+    )
+    .into_iter()
+    .map(|(at, inline)| match inline {
+        Some(v) => Arg {
+            text: v.to_owned(),
+            ..args[at].clone()
+        },
+        None => args
+            .get(at + 1)
+            .cloned()
+            .unwrap_or_else(|| Arg::literal("")),
     })
+    .collect()
 }
 
-thread_local! {
-    /// The `option-prefix-exact` mutant, for the inspection running on this
-    /// thread.
-    static EXACT_LONG: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Runs `f` with long options matched by their full spelling only (the
-/// `option-prefix-exact` mutant) when `exact`; restored afterwards, also on
-/// a panic.
-pub fn spelled<R>(exact: bool, f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            EXACT_LONG.set(self.0);
-        }
-    }
-    let _restore = Restore(EXACT_LONG.replace(exact));
-    f()
-}
-
-/// Whether the word `typed` (`--name` or `--name=value`) spells the long
-/// option `listed` (with or without its dashes), and the inline value if
-/// any. GNU getopt_long, git's parse-options, argp and nopt accept any
-/// unambiguous prefix (`--forc` is `--force`); an ambiguous one makes the
-/// program refuse the command line, so reading a prefix as the option
-/// never misreads a command that runs. A prefix that ends where a word of
-/// the option ends (`--checkpoint` of `--checkpoint-action`, `--force` of
-/// `--force-with-lease`) is not read as it: such a prefix is usually an
-/// option of its own, which getopt_long prefers to any abbreviation.
-pub fn long_match<'t>(typed: &'t str, listed: &str) -> Option<Option<&'t str>> {
-    if EXACT_LONG.get() {
-        let body = typed.strip_prefix("--")?;
-        let name = body.split_once('=').map_or(body, |(n, _)| n);
-        if name != listed.trim_start_matches('-') {
-            return None;
-        }
-    }
-    let body = typed.strip_prefix("--")?;
-    let (name, value) = match body.split_once('=') {
-        Some((n, v)) => (n, Some(v)),
-        None => (body, None),
-    };
-    let listed = listed.strip_prefix("--")?;
-    let rest = listed.strip_prefix(name)?;
-    (!name.is_empty() && !rest.starts_with('-')).then_some(value)
-}
-
-/// The value of an option given as `-o v`, `-ov`, `--out v` or `--out=v`.
-pub fn option_value(args: &[Arg], short: Option<&str>, long: Option<&str>) -> Option<String> {
-    let mut iter = args.iter();
-    while let Some(a) = iter.next() {
+/// Where any of the options `listed` of `program` is given (before a
+/// `--`), with the value its word holds (`--exec=cmd`, `-xcmd`) if any.
+pub fn option_positions<'a>(
+    program: &str,
+    args: &'a [Arg],
+    listed: &[&str],
+) -> Vec<(usize, Option<&'a str>)> {
+    let (p, values) = (Parser::of(program), value_letters(program));
+    let mut found = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
         let t = a.text.as_str();
         if t == "--" {
             break;
         }
-        if Some(t) == short || Some(t) == long {
-            return Some(iter.next().map(|v| v.text.clone()).unwrap_or_default());
-        }
-        let exact_inline = long.and_then(|l| t.strip_prefix(l)?.strip_prefix('='));
-        match long.and_then(|l| long_match(t, l)) {
-            _ if exact_inline.is_some() => return exact_inline.map(str::to_owned),
-            Some(Some(v)) => return Some(v.to_owned()),
-            Some(None) => return Some(iter.next().map(|v| v.text.clone()).unwrap_or_default()),
-            None => {}
-        }
-        if let Some(s) = short {
-            if let Some(v) = t
-                .strip_prefix(s)
-                .filter(|v| !v.is_empty() && !t.starts_with("--"))
-            {
-                return Some(v.to_owned());
+        match listed.iter().find_map(|l| spelled(p, values, t, l)) {
+            Some(inline) => {
+                found.push((i, inline));
+                // The next word is this option's value, not an option.
+                i += if inline.is_none() { 2 } else { 1 };
             }
+            None => i += 1,
         }
     }
-    None
+    found
 }
 
 /// Operands (non-option arguments) of a command whose options take no value.
@@ -218,36 +246,4 @@ pub fn is_sensitive(text: &str) -> bool {
             base,
             "credentials.json" | "secrets.json" | "secrets.yaml" | "secrets.yml"
         )
-}
-
-/// Like [`option_value`], but the value's word: `None` when the option is
-/// absent; the word tells whether expansion may change the value.
-pub fn option_arg(args: &[Arg], short: Option<&str>, long: Option<&str>) -> Option<Arg> {
-    let mut iter = args.iter();
-    while let Some(a) = iter.next() {
-        let t = a.text.as_str();
-        if t == "--" {
-            break;
-        }
-        let long_form = long.and_then(|l| long_match(t, l));
-        if Some(t) == short || Some(t) == long || long_form == Some(None) {
-            return Some(iter.next().cloned().unwrap_or_else(|| Arg::literal("")));
-        }
-        let inline = long_form
-            .flatten()
-            .or_else(|| long.and_then(|l| t.strip_prefix(l)?.strip_prefix('=')))
-            .or_else(|| {
-                short.and_then(|s| {
-                    t.strip_prefix(s)
-                        .filter(|v| !v.is_empty() && !t.starts_with("--"))
-                })
-            });
-        if let Some(v) = inline {
-            return Some(Arg {
-                text: v.to_owned(),
-                ..a.clone()
-            });
-        }
-    }
-    None
 }

@@ -54,7 +54,7 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Opti
                 .iter()
                 .position(|a| a.text == "exec")
                 .map_or(0, |p| p + 1);
-            let rest = after_options(&args[at..], &["--gemfile"]);
+            let rest = after_options(name, &args[at..], &["--gemfile"]);
             if rest.is_empty() {
                 unknown("`bundle exec` without a command")
             } else {
@@ -80,11 +80,7 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Opti
         "go" if op(0) == "run" && ops.iter().any(|a| a.text.contains('@')) => {
             unknown("`go run module@version` fetches a module and runs it")
         }
-        "gradle"
-            if args
-                .iter()
-                .any(|a| a.text == "-I" || a.text.starts_with("--init-script")) =>
-        {
+        "gradle" if super::argv::has_flag(name, args, Some('I'), &["init-script"]) => {
             unknown("`gradle --init-script` runs a script from outside the build")
         }
         _ if super::tools::is_dev_tool(name)

@@ -38,7 +38,7 @@ pub fn docker(name: &str, args: &[Arg]) -> Inspection {
         ) => read(format!("`{name} {sub}` reads")),
         ("build" | "tag" | "save" | "load" | "export" | "import" | "commit" | "create", _)
         | (_, "build" | "tag" | "save" | "load") => {
-            if has_flag(args, None, &["push"]) {
+            if has_flag(name, args, None, &["push"]) {
                 external(format!("`{name} {sub} --push` publishes an image"))
             } else {
                 write(format!("`{name} {sub}` writes local images"))

@@ -89,14 +89,14 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
             let files: Vec<_> = operands(args).into_iter().filter(|a| !null(a)).collect();
             let found = if files.is_empty() {
                 read("`tee` copies its input to the output")
-            } else if has_flag(args, Some('a'), &["append"]) {
+            } else if has_flag(name, args, Some('a'), &["append"]) {
                 write("`tee -a` appends to files")
             } else {
                 destroy(Irreversible, "`tee` truncates the files it writes")
             };
             writes_to(w, "`tee` writes", &files, found)
         }
-        "sort" => match option_value(args, Some("-o"), Some("--output")) {
+        "sort" => match option_value(name, args, Some("-o"), Some("--output")) {
             Some(out) if out != "/dev/null" => {
                 destroy(Irreversible, format!("`sort -o` replaces `{out}`"))
             }
@@ -117,12 +117,12 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
         }
         "cp" | "mv" | "ln" => copy_or_move(w, name, args),
         "touch" | "mkdir" | "mkfifo" | "install" | "patch" | "dos2unix" | "unix2dos"
-            if !has_owner(args) =>
+            if !has_owner(name, args) =>
         {
             let found = match name {
                 "install" | "mkdir" | "mkfifo" => modes::created_with_mode(
                     name,
-                    option_arg(args, Some("-m"), Some("--mode")).as_ref(),
+                    option_arg(name, args, Some("-m"), Some("--mode")).as_ref(),
                 )
                 .unwrap_or_else(|| write(format!("`{name}` writes workspace files"))),
                 _ => write(format!("`{name}` writes workspace files")),
@@ -135,7 +135,7 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
             writes_to(w, &format!("`{name}` writes"), &targets, found)
         }
         "chmod" | "chown" | "chgrp" | "chattr" | "setfacl" => modes::classify(w, name, args),
-        "install" | "mkdir" | "mkfifo" if has_owner(args) => destroy(
+        "install" | "mkdir" | "mkfifo" if has_owner(name, args) => destroy(
             Irreversible,
             format!("`{name} -o` gives the files another owner"),
         ),
@@ -175,20 +175,25 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
             }
         }
         "crontab" => {
-            if args.iter().any(|a| a.text == "-l") {
+            if has_flag(name, args, Some('l'), &[]) {
                 read("`crontab -l` lists")
             } else {
                 destroy(Irreversible, "`crontab` replaces or removes the crontab")
             }
         }
-        "fc" if args.iter().any(|a| a.text == "-l") => read("`fc -l` lists the history"),
+        "fc" if has_flag(name, args, Some('l'), &[]) => read("`fc -l` lists the history"),
         "at" | "batch" => unknown(format!("`{name}` schedules commands for later")),
-        "date" if has_flag(args, Some('s'), &["set"]) => privileged("`date -s` sets the clock"),
+        "date" if has_flag(name, args, Some('s'), &["set"]) => {
+            privileged("`date -s` sets the clock")
+        }
         "hostname" if !operands(args).is_empty() => privileged("`hostname NAME` renames the host"),
-        "hash" if has_flag(args, Some('p'), &[]) => {
+        "hash" if has_flag(name, args, Some('p'), &[]) => {
             unknown("`hash -p` makes a command name run another program")
         }
-        "sysctl" if args.iter().any(|a| a.text == "-w" || a.text.contains('=')) => {
+        "sysctl"
+            if has_flag(name, args, Some('w'), &["write"])
+                || args.iter().any(|a| a.text.contains('=')) =>
+        {
             privileged("`sysctl -w` changes kernel settings")
         }
         "mount" | "umount" | "swapon" | "swapoff" | "modprobe" | "insmod" | "rmmod" => {
@@ -222,9 +227,8 @@ fn null(a: &Arg) -> bool {
     a.resolved && a.text == "/dev/null"
 }
 
-fn has_owner(args: &[Arg]) -> bool {
-    args.iter()
-        .any(|a| a.text == "-o" || a.text.starts_with("--owner"))
+fn has_owner(name: &str, args: &[Arg]) -> bool {
+    option_arg(name, args, Some("-o"), Some("--owner")).is_some()
 }
 
 /// `found`, raised by where the files it writes lie (the workspace
@@ -256,18 +260,15 @@ fn entered(args: &[Arg], cwd: Option<Place>) -> Option<Place> {
 
 fn copy_or_move(w: &Walker, name: &str, args: &[Arg]) -> Inspection {
     let ops = operands(args);
-    let target = args
-        .iter()
-        .position(|a| a.text == "-t" || a.text == "--target-directory")
-        .and_then(|i| args.get(i + 1))
-        .or_else(|| ops.last().copied());
+    let named = option_arg(name, args, Some("-t"), Some("--target-directory"));
+    let target = named.as_ref().or_else(|| ops.last().copied());
     if name == "mv" && target.is_some_and(null) {
         return destroy(Irreversible, "`mv … /dev/null` deletes the source");
     }
     if name == "cp" && ops.first().is_some_and(|a| null(a)) {
         return destroy(Irreversible, "`cp /dev/null FILE` empties the file");
     }
-    let found = if name == "ln" && has_flag(args, Some('f'), &["force"]) && ops.len() >= 2 {
+    let found = if name == "ln" && has_flag(name, args, Some('f'), &["force"]) && ops.len() >= 2 {
         // `-f` removes an existing destination to put the link there: its
         // content is gone, as with `cp /dev/null FILE`.
         destroy(
@@ -303,8 +304,8 @@ fn probe(w: &Walker, name: &str, args: &[Arg]) -> Inspection {
         ));
     }
     let payload = match name {
-        "ping" | "ping6" | "fping" => has_flag(args, Some('p'), &[]),
-        "dig" | "kdig" => has_flag(args, Some('f'), &[]),
+        "ping" | "ping6" | "fping" => has_flag(name, args, Some('p'), &[]),
+        "dig" | "kdig" => has_flag(name, args, Some('f'), &[]),
         "nslookup" => operands(args).is_empty(),
         _ => false,
     };

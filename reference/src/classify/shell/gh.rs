@@ -3,6 +3,7 @@
 //! write notifies people or changes shared state and escalates.
 
 use super::argv::{has_flag, operands};
+use super::syntax::Parser;
 use super::word::Arg;
 use super::{external, fetched, read, sensitive, shared, unknown, write};
 use crate::classify::Inspection;
@@ -19,7 +20,7 @@ pub fn gh(args: &[Arg]) -> Inspection {
     if ops.iter().take(2).any(|a| !a.resolved) {
         return external("`gh` gets a command known only at run time");
     }
-    let flag = |short: Option<char>, long: &[&str]| has_flag(args, short, long);
+    let flag = |short: Option<char>, long: &[&str]| has_flag("gh", args, short, long);
     match (group, action) {
         ("", _) | ("version", _) | ("help", _) => read("`gh` prints help or its version"),
         ("auth", "status") => read("`gh auth status`"),
@@ -28,9 +29,10 @@ pub fn gh(args: &[Arg]) -> Inspection {
         // `--draft=false` is a ready PR.
         ("pr", "create")
             if flag(Some('d'), &["draft"])
-                && !args
-                    .iter()
-                    .any(|a| matches!(a.text.as_str(), "--draft=false" | "--draft=0")) =>
+                && !args.iter().any(|a| {
+                    let value = Parser::of("gh").long(&a.text, "draft").flatten();
+                    matches!(value, Some("false" | "0"))
+                }) =>
         {
             shared("`gh pr create --draft` opens a draft PR (closable)")
         }
@@ -48,16 +50,11 @@ pub fn gh(args: &[Arg]) -> Inspection {
             format!("`gh {group} {action}` reads content others wrote"),
         ),
         ("api", _) => {
-            let method =
-                super::argv::option_value(args, Some("-X"), Some("--method")).unwrap_or_default();
+            let method = super::argv::option_value("gh", args, Some("-X"), Some("--method"))
+                .unwrap_or_default();
             let writes = !matches!(method.to_ascii_uppercase().as_str(), "" | "GET" | "HEAD")
-                || args.iter().any(|a| {
-                    matches!(
-                        a.text.as_str(),
-                        "-f" | "-F" | "--field" | "--raw-field" | "--input"
-                    ) || a.text.starts_with("--field=")
-                        || a.text.starts_with("--raw-field=")
-                });
+                || flag(Some('f'), &["raw-field", "input"])
+                || flag(Some('F'), &["field"]);
             if writes {
                 external("`gh api` writes to GitHub")
             } else {

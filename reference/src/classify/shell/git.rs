@@ -152,19 +152,23 @@ fn program_option<'a>(sub: &str, rest: &'a [Arg]) -> Option<&'a str> {
         sub,
         "fetch" | "pull" | "clone" | "ls-remote" | "push" | "archive" | "send-pack" | "fetch-pack"
     );
+    // `git clone -u` is --upload-pack; fetch's `-u` is --update-head-ok.
+    let short = (sub == "clone").then_some('u');
     rest.iter().map(|a| a.text.as_str()).find(|t| {
         transport
-            && (["--upload-pack", "--receive-pack", "--exec"]
-                .iter()
-                .any(|o| t == o || t.strip_prefix(o).is_some_and(|r| r.starts_with('=')))
-                || (sub == "clone"
-                    && (*t == "-u" || (t.starts_with("-u") && !t.starts_with("--")))))
+            && has_flag(
+                "git",
+                &[Arg::literal(*t)],
+                short,
+                &["upload-pack", "receive-pack", "exec"],
+            )
     })
 }
 
 fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
     let ops = operands(rest);
-    let flag = |short: Option<char>, long: &[&str]| has_flag(rest, short, long);
+    let program = format!("git {sub}");
+    let flag = |short: Option<char>, long: &[&str]| has_flag(&program, rest, short, long);
     match sub {
         "push" => push(w, rest),
         "clone" => fetched(
@@ -255,7 +259,7 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
             format!("`git {sub}` removes or rewrites objects for good"),
         ),
         "prune-packed" => write("`git prune-packed` drops loose copies of packed objects"),
-        "gc" if rest.iter().any(|a| a.text.starts_with("--prune")) => {
+        "gc" if has_flag("git", rest, None, &["prune"]) => {
             destroy(Irreversible, "`git gc --prune` removes unreachable objects")
         }
         "gc" => write("`git gc` packs objects"),
@@ -295,17 +299,20 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
         },
         "grep"
             if rest.iter().any(|a| {
-                a.text.starts_with("-O") || a.text.starts_with("--open-files-in-pager")
+                has_flag(
+                    "git",
+                    std::slice::from_ref(a),
+                    Some('O'),
+                    &["open-files-in-pager"],
+                )
             }) =>
         {
             unknown("`git grep -O` runs a pager program")
         }
-        _ if READS.contains(&sub) && rest.iter().any(|a| a.text.starts_with("--output")) => {
-            destroy(
-                Irreversible,
-                format!("`git {sub} --output` replaces a file"),
-            )
-        }
+        _ if READS.contains(&sub) && has_flag("git", rest, None, &["output"]) => destroy(
+            Irreversible,
+            format!("`git {sub} --output` replaces a file"),
+        ),
         _ if READS.contains(&sub) => read(format!("`git {sub}` reads")),
         _ if WRITES.contains(&sub) => write(format!(
             "`git {sub}` is undone from the reflog or the index"
@@ -349,16 +356,7 @@ fn filter_branch(w: &mut Walker, rest: &[Arg]) -> Inspection {
 }
 
 fn exec_option(rest: &[Arg]) -> Option<String> {
-    let mut iter = rest.iter();
-    while let Some(a) = iter.next() {
-        if a.text == "-x" || a.text == "--exec" {
-            return iter.next().map(|v| v.text.clone());
-        }
-        if let Some(v) = a.text.strip_prefix("--exec=") {
-            return Some(v.to_owned());
-        }
-    }
-    None
+    super::argv::option_value("git", rest, Some("-x"), Some("--exec"))
 }
 
 /// `git push` (RBV-SH-015). New commits on a branch of a configured
@@ -369,15 +367,16 @@ fn exec_option(rest: &[Arg]) -> Option<String> {
 /// the project's configured remote but any host; server-side push options
 /// whose effects (merging, deploying) the inspector cannot read.
 fn push(w: &Walker, rest: &[Arg]) -> Inspection {
-    if has_flag(rest, Some('n'), &["dry-run"]) {
+    if has_flag("git push", rest, Some('n'), &["dry-run"]) {
         return read("`git push --dry-run` sends nothing");
     }
     let forced = has_flag(
+        "git push",
         rest,
         Some('f'),
         &["force", "force-with-lease", "force-if-includes"],
     );
-    let deleting = has_flag(rest, Some('d'), &["delete", "mirror", "prune"]);
+    let deleting = has_flag("git push", rest, Some('d'), &["delete", "mirror", "prune"]);
     if forced {
         return shared_destroy(
             HardToReverse,
@@ -391,7 +390,7 @@ fn push(w: &Walker, rest: &[Arg]) -> Inspection {
         return shared("`git push` publishes commits to a branch (revertible)");
     }
     let ops = push_operands(rest);
-    let repo = super::argv::option_value(rest, None, Some("--repo"));
+    let repo = super::argv::option_value("git", rest, None, Some("--repo"));
     if let Some(dest) = repo.as_deref().or(ops.first().map(|a| a.text.as_str())) {
         if is_url(dest) {
             return external(format!(
@@ -399,12 +398,12 @@ fn push(w: &Walker, rest: &[Arg]) -> Inspection {
             ));
         }
     }
-    if has_flag(rest, Some('o'), &["push-option"]) {
+    if has_flag("git push", rest, Some('o'), &["push-option"]) {
         return external(
             "`git push -o` gives the server instructions (merge, deploy) that are not inspected",
         );
     }
-    if has_flag(rest, None, &["tags", "follow-tags"]) {
+    if has_flag("git push", rest, None, &["tags", "follow-tags"]) {
         return shared_destroy(
             Irreversible,
             "`git push --tags` publishes tags: clones keep a tag once fetched, releases act on it",
@@ -493,16 +492,17 @@ const WORKSPACE_DIRS: &[&str] = &[
 /// a slash prefix, a usual source directory) counts as a path; a bare name
 /// (`main`, `feature/x`, `v1.2`) is taken as a branch or tag.
 fn checkout(rest: &[Arg]) -> Inspection {
-    if has_flag(rest, Some('b'), &["orphan"]) || has_flag(rest, Some('B'), &[]) {
+    if has_flag("git", rest, Some('b'), &["orphan"]) || has_flag("git", rest, Some('B'), &[]) {
         return write("`git checkout -b` creates a branch");
     }
     let discard = rest.iter().any(|a| a.text == "--")
         || has_flag(
+            "git",
             rest,
             Some('f'),
             &["force", "theirs", "ours", "patch", "merge"],
         )
-        || has_flag(rest, Some('p'), &[]);
+        || has_flag("git", rest, Some('p'), &[]);
     let ops = operands(rest);
     let pathlike = |t: &str| {
         let base = t.rsplit('/').next().unwrap_or(t);
@@ -528,10 +528,10 @@ fn checkout(rest: &[Arg]) -> Inspection {
 }
 
 fn branch(rest: &[Arg], ops: &[&Arg]) -> Inspection {
-    let force = has_flag(rest, Some('f'), &["force"]);
-    if has_flag(rest, Some('D'), &[])
-        || has_flag(rest, Some('M'), &[])
-        || has_flag(rest, Some('C'), &[])
+    let force = has_flag("git branch", rest, Some('f'), &["force"]);
+    if has_flag("git branch", rest, Some('D'), &[])
+        || has_flag("git branch", rest, Some('M'), &[])
+        || has_flag("git branch", rest, Some('C'), &[])
         || (force && !ops.is_empty())
     {
         return destroy(
@@ -539,11 +539,12 @@ fn branch(rest: &[Arg], ops: &[&Arg]) -> Inspection {
             "`git branch -D`/`-f` deletes or resets an unmerged branch",
         );
     }
-    if has_flag(rest, Some('d'), &["delete"]) {
+    if has_flag("git branch", rest, Some('d'), &["delete"]) {
         return write("`git branch -d` deletes a merged branch; its commits stay reachable");
     }
     let listing = ops.is_empty()
         || has_flag(
+            "git branch",
             rest,
             Some('l'),
             &[
@@ -555,8 +556,8 @@ fn branch(rest: &[Arg], ops: &[&Arg]) -> Inspection {
                 "show-current",
             ],
         )
-        || has_flag(rest, Some('a'), &["all"])
-        || has_flag(rest, Some('r'), &["remotes"]);
+        || has_flag("git branch", rest, Some('a'), &["all"])
+        || has_flag("git branch", rest, Some('r'), &["remotes"]);
     if listing {
         read("`git branch` lists branches")
     } else {
@@ -566,11 +567,18 @@ fn branch(rest: &[Arg], ops: &[&Arg]) -> Inspection {
 
 fn config(rest: &[Arg], ops: &[&Arg]) -> Inspection {
     let getting = has_flag(
+        "git",
         rest,
         Some('l'),
         &["list", "get", "get-all", "get-regexp", "show-origin"],
     ) || matches!(ops.first().map(|a| a.text.as_str()), Some("get" | "list"))
-        || (ops.len() == 1 && !has_flag(rest, None, &["unset", "unset-all", "add", "replace-all"]));
+        || (ops.len() == 1
+            && !has_flag(
+                "git",
+                rest,
+                None,
+                &["unset", "unset-all", "add", "replace-all"],
+            ));
     let key = ops
         .iter()
         .map(|a| a.text.as_str())

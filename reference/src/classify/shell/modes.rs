@@ -24,14 +24,7 @@ use rbv_protocol::Reversibility::Irreversible;
 
 /// A mode, owner, ACL or attribute change by `name`.
 pub fn classify(w: &Walker, name: &str, args: &[Arg]) -> Inspection {
-    let recursive = args.iter().take_while(|a| a.text != "--").any(|a| {
-        let t = a.text.as_str();
-        super::argv::long_match(t, "--recursive").is_some()
-            || (t.starts_with('-')
-                && !t.starts_with("--")
-                && t[1..].chars().all(|c| c.is_ascii_alphabetic())
-                && t.contains('R'))
-    });
+    let recursive = super::argv::has_flag(name, args, Some('R'), &["recursive"]);
     if recursive {
         return destroy(
             Irreversible,
@@ -53,7 +46,7 @@ pub fn classify(w: &Walker, name: &str, args: &[Arg]) -> Inspection {
     let first = || options_end(args).first().copied();
     match name {
         "chmod" => match first() {
-            _ if args.iter().any(|a| a.text.starts_with("--reference")) => destroy(
+            _ if super::argv::has_flag(name, args, None, &["reference"]) => destroy(
                 Irreversible,
                 "`chmod --reference` copies a mode that is only known at run time",
             ),
@@ -61,7 +54,7 @@ pub fn classify(w: &Walker, name: &str, args: &[Arg]) -> Inspection {
             None => write("`chmod` without a mode"),
         },
         "chown" => match ops.first() {
-            _ if args.iter().any(|a| a.text.starts_with("--reference")) => destroy(
+            _ if super::argv::has_flag(name, args, None, &["reference"]) => destroy(
                 Irreversible,
                 "`chown --reference` gives files an owner known only at run time",
             ),

@@ -1,7 +1,8 @@
 //! Programs that talk to other hosts: where their effect lands is decided
 //! by the direction of the data and by the host (loopback or not).
 
-use super::argv::{self, any_unresolved};
+use super::argv::any_unresolved;
+use super::syntax::Parser;
 use super::word::Arg;
 use super::{external, fetched, read, sensitive, unknown, write};
 use crate::classify::{fetch, Inspection};
@@ -64,7 +65,7 @@ pub fn curl(args: &[Arg], mutant: Option<Mutant>) -> Inspection {
         CURL_WRITE,
         &["--get", "--remote-name"],
     ];
-    let (options, mut urls) = split_options(args, known, |name| CURL_VALUE.contains(&name));
+    let (options, mut urls) = split_options("curl", args, known, |name| CURL_VALUE.contains(&name));
     let query = options.iter().any(|(n, _)| n == "-G" || n == "--get");
     let mut upload = None;
     let mut writes = false;
@@ -91,7 +92,7 @@ pub fn curl(args: &[Arg], mutant: Option<Mutant>) -> Inspection {
             }
             // `-G` turns `-d` data into the query string of a GET.
             _ if query && (name.starts_with("--data") || name == "-d") => {}
-            _ if CURL_UPLOAD.contains(&name) || name.starts_with("--data") => {
+            _ if CURL_UPLOAD.contains(&name) => {
                 upload = Some(format!("`{name}` sends data"));
             }
             _ => {}
@@ -172,7 +173,7 @@ pub fn wget(args: &[Arg]) -> Inspection {
         return external("`wget` gets arguments known only at run time: it may upload");
     }
     let known: &[&[&str]] = &[WGET_LONG_VALUE, WGET_FLAGS];
-    let (options, urls) = split_options(args, known, |name| {
+    let (options, urls) = split_options("wget", args, known, |name| {
         WGET_LONG_VALUE.contains(&name)
             || name
                 .strip_prefix('-')
@@ -225,21 +226,28 @@ pub fn wget(args: &[Arg]) -> Inspection {
 /// value-taking letter takes the rest of the cluster or the next word —
 /// and the other words (the URLs).
 fn split_options(
+    program: &str,
     args: &[Arg],
     known: &[&[&str]],
     takes_value: impl Fn(&str) -> bool,
 ) -> (Vec<(String, Option<String>)>, Vec<String>) {
-    // A long option abbreviated (`--data-b`, `--post-d=x`) is the one it
-    // abbreviates when that is the only one among the options read here.
-    let canonical = |typed: String| -> String {
-        let hits: std::collections::BTreeSet<&str> = known
+    let parser = Parser::of(program);
+    // A long option in a spelling the program's parser accepts (`--data-b`,
+    // `--post-d=x`) is the one it spells when that is the only one among
+    // the options read here, or the one spelled in full; a word no option
+    // claims stays as typed.
+    let canonical = |typed: &str| -> (String, Option<String>) {
+        let hits: std::collections::BTreeMap<&str, Option<&str>> = known
             .iter()
             .flat_map(|list| list.iter().copied())
-            .filter(|l| l.starts_with("--") && argv::long_match(&typed, l).is_some())
+            .filter(|l| l.starts_with("--"))
+            .filter_map(|l| Some((l, parser.long(typed, l)?)))
             .collect();
-        match hits.iter().next() {
-            Some(only) if hits.len() == 1 => (*only).to_owned(),
-            _ => typed,
+        let name = typed.split_once('=').map_or(typed, |(n, _)| n);
+        let exact = hits.iter().find(|(l, _)| name == **l);
+        match exact.or_else(|| hits.iter().next().filter(|_| hits.len() == 1)) {
+            Some((only, value)) => ((*only).to_owned(), value.map(str::to_owned)),
+            None => (typed.to_owned(), None),
         }
     };
     let mut options = Vec::new();
@@ -248,11 +256,8 @@ fn split_options(
     while let Some(a) = args.get(i) {
         let t = a.text.as_str();
         i += 1;
-        if let Some(long) = t.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, v)) => (canonical(format!("--{n}")), Some(v.to_owned())),
-                None => (canonical(t.to_owned()), None),
-            };
+        if t.starts_with("--") {
+            let (name, inline) = canonical(t);
             let value = if inline.is_none() && takes_value(&name) {
                 i += 1;
                 args.get(i - 1).map(|v| v.text.clone())

