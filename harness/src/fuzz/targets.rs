@@ -286,6 +286,7 @@ pub(super) fn operation(
         trust: Some(Trust::Trusted),
         actor: None,
         dialect: None,
+        workspace: None,
     }
 }
 
