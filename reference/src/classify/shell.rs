@@ -174,9 +174,20 @@ use super::Inspection;
 use crate::mutant::Mutant;
 use rbv_protocol::{Reversibility, Scope, Trust};
 
-/// Inspects one shell command line.
+/// Inspects one shell command line by the default workspace rule.
 pub fn inspect(command: &str, mutant: Option<Mutant>) -> Inspection {
-    let mut found = guarded(command, mutant);
+    inspect_in(command, None, mutant)
+}
+
+/// Inspects one shell command line run in `workspace`, the one the client
+/// declared (`None`: the default rule).
+pub fn inspect_in(
+    command: &str,
+    workspace: Option<&rbv_protocol::Workspace>,
+    mutant: Option<Mutant>,
+) -> Inspection {
+    let declared = workspace.map(place::Declared::new);
+    let mut found = guarded(command, declared, mutant);
     if mutant == Some(Mutant::QuotedStringBlind) {
         if let Some(word) = blind_match(command) {
             found = found.join(destroy(
@@ -190,10 +201,12 @@ pub fn inspect(command: &str, mutant: Option<Mutant>) -> Inspection {
 
 /// Parses and walks in the caller's thread (the walker grows the stack
 /// where the nesting needs it); a panic inside the parser fails safe.
-fn guarded(command: &str, mutant: Option<Mutant>) -> Inspection {
+fn guarded(command: &str, declared: Option<place::Declared>, mutant: Option<Mutant>) -> Inspection {
     let walk = std::panic::AssertUnwindSafe(|| {
         let exact = mutant == Some(Mutant::OptionPrefixExact);
-        argv::spelled(exact, || walk::Walker::new(mutant).source(command))
+        argv::spelled(exact, || {
+            walk::Walker::in_workspace(declared, mutant).source(command)
+        })
     });
     std::panic::catch_unwind(walk)
         .unwrap_or_else(|_| Inspection::unknown("the shell parser failed on this command"))
