@@ -98,7 +98,9 @@ mutants! {
     CredentialCatalogBlind = "credential-catalog-blind":
         "§2.3: reading a credential relation (pg_authid, pg_shadow, mysql.user, …) is a plain read that touches no sensitive data, so it never counts for Rule-of-Two",
     GetBodyBlind = "get-body-blind":
-        "§4.4: a GET, HEAD or OPTIONS that carries a request body is read as the plain safe method: the body is not counted as data sent"
+        "§4.4: a GET, HEAD or OPTIONS that carries a request body is read as the plain safe method: the body is not counted as data sent",
+    WorkspaceRootIgnored = "workspace-root-ignored":
+        "§2.1: the workspace root and cwd the client declares are ignored and the default rule guesses the boundary: `cd ~/Downloads && make` under root `~/projects/app` is auto, `make -C /work/project` under that root escalates"
 }
 
 impl fmt::Display for Mutant {

@@ -186,7 +186,9 @@ pub fn inspect_in(
     workspace: Option<&rbv_protocol::Workspace>,
     mutant: Option<Mutant>,
 ) -> Inspection {
-    let declared = workspace.map(place::Declared::new);
+    let declared = workspace
+        .filter(|_| mutant != Some(Mutant::WorkspaceRootIgnored))
+        .map(place::Declared::new);
     let mut found = guarded(command, declared, mutant);
     if mutant == Some(Mutant::QuotedStringBlind) {
         if let Some(word) = blind_match(command) {
