@@ -130,6 +130,12 @@
 //!   escalates. A project tool run after `cd` into a temporary or system
 //!   directory, or with a project option naming one (`--manifest-path`,
 //!   `-C`), runs code from outside the workspace and escalates.
+//! - A workspace the client declares (PROTOCOL.md §3.1, RBV-WS-001)
+//!   replaces the default rule's guess of where the workspace is: paths
+//!   resolve from its cwd and are inside exactly under its root, so a
+//!   project tool anywhere outside the root (the home directory, a
+//!   sibling, `/srv`) escalates, and an absolute path under the root is
+//!   the workspace (`make -C /srv/app` with root `/srv/app` is auto).
 //! - A variable's value set on the command line is inspected where bash
 //!   evaluates it (RBV-SH-020): `${x@P}` (an unknown value fails safe),
 //!   arithmetic and `${!x}` (a subscript's `$(…)` runs); `mapfile`,

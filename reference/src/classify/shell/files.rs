@@ -75,9 +75,13 @@ const SYSTEM_READS: &[&str] = &[
 pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> {
     let found = match name {
         "cd" | "pushd" => {
-            match &mut w.declared {
-                Some(d) => d.enter(operands(args).first().copied()),
-                None => w.cwd = entered(args, w.cwd),
+            match (&mut w.declared, operands(args).first().copied()) {
+                // `cd -` and `pushd` alone go back to a directory this
+                // command line may not show.
+                (Some(d), Some(dir)) if dir.text == "-" => d.lose_dir(),
+                (Some(d), None) if name == "pushd" => d.lose_dir(),
+                (Some(d), dir) => d.enter(dir),
+                (None, _) => w.cwd = entered(args, w.cwd),
             }
             w.moved();
             read(format!("`{name}` changes the directory"))
