@@ -281,3 +281,89 @@ fn every_line_that_is_not_blank_is_answered() {
         .iter()
         .all(|e| e["id"].is_null() && e["session"] == "" && e["code"] == "bad-json"));
 }
+
+/// Keeps the session's declared workspace and answers each evaluation
+/// with the workspace it would judge the call in.
+#[derive(Default)]
+struct Rooted;
+
+#[derive(Default)]
+struct RootedSession {
+    workspace: Option<Workspace>,
+}
+
+impl Implementation for Rooted {
+    type Session = RootedSession;
+    fn name(&self) -> String {
+        "rooted".into()
+    }
+    fn version(&self) -> String {
+        "1".into()
+    }
+    fn capabilities(&self) -> Vec<Capability> {
+        vec![Capability::Shell, Capability::Workspace]
+    }
+    fn set_policy(
+        &mut self,
+        session: &mut RootedSession,
+        req: SetPolicyRequest,
+    ) -> Answer<AckResponse> {
+        if let Some(ws) = req.workspace {
+            session.workspace = Some(ws);
+        }
+        Ok(AckResponse {})
+    }
+    fn evaluate(
+        &mut self,
+        session: &mut RootedSession,
+        req: EvaluateRequest,
+    ) -> Answer<EvaluationResponse> {
+        let ws = req
+            .operation
+            .workspace
+            .as_ref()
+            .or(session.workspace.as_ref());
+        let reason = ws.map_or("default rule".to_owned(), |w| {
+            format!("{} in {}", w.cwd().as_str(), w.root.as_str())
+        });
+        Ok(EvaluationResponse {
+            band: Band::Auto,
+            decision: Decision::Allow,
+            declared: None,
+            reasons: vec![reason],
+            signature: None,
+            audit: None,
+        })
+    }
+}
+
+#[test]
+fn a_workspace_reaches_the_trait_typed_and_a_relative_one_is_an_error() {
+    let input = [
+        HANDSHAKE,
+        r#"{"id":1,"session":"a","type":"evaluate","operation":{"id":"client:shell"}}"#,
+        r#"{"id":2,"session":"a","type":"set_policy","workspace":{"root":"/srv/app"}}"#,
+        r#"{"id":3,"session":"a","type":"evaluate","operation":{"id":"client:shell"}}"#,
+        r#"{"id":4,"session":"a","type":"evaluate","operation":{"id":"client:shell","workspace":{"root":"/work/p","cwd":"/work/p/web"}}}"#,
+        r#"{"id":5,"session":"a","type":"set_policy","workspace":{"root":"srv/app"}}"#,
+    ]
+    .join("\n");
+    let mut out = Vec::new();
+    serve(Rooted, input.as_bytes(), &mut out, MAX_LINE).unwrap();
+    let answers: Vec<Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers[1]["reasons"][0], "default rule");
+    assert_eq!(answers[2]["type"], "ack");
+    assert_eq!(answers[3]["reasons"][0], "/srv/app in /srv/app");
+    assert_eq!(answers[4]["reasons"][0], "/work/p/web in /work/p");
+    let refused = &answers[5];
+    assert_eq!(
+        (refused["type"].as_str(), refused["id"].as_u64()),
+        (Some("error"), Some(5))
+    );
+    let message = refused["message"].as_str().unwrap();
+    assert!(message.contains("not an absolute path"), "{message}");
+}

@@ -311,6 +311,35 @@ fn needs_are_derived_from_steps() {
     assert_eq!(replay.plugins[0].manifest["name"], "db-tools");
 }
 
+#[test]
+fn a_workspace_is_absolute_and_needs_its_capability() {
+    let step = |s: &str| format!("{HEAD}steps:\n{s}");
+    for (src, line) in [
+        (step("  - set_policy: {workspace: {root: srv/app}}\n"), 5),
+        (
+            step("  - evaluate:\n      id: \"client:shell\"\n      workspace: {root: /srv/app, cwd: web}\n"),
+            7,
+        ),
+    ] {
+        let errs = errors(&[("c.yaml", &src)]);
+        assert_eq!(errs.len(), 1, "{src}\n{errs:?}");
+        assert_eq!(errs[0].line, line, "{}", errs[0]);
+        assert!(errs[0].message.contains("not an absolute path"), "{}", errs[0]);
+    }
+    let session = step("  - set_policy: {workspace: {root: /srv/app}}\n");
+    let call = step(
+        "  - evaluate: {id: \"client:shell\", kind: shell, arguments: {command: make}, workspace: {root: /srv/app}}\n",
+    );
+    for (src, needs) in [
+        (session, vec![Capability::Workspace]),
+        (call, vec![Capability::Shell, Capability::Workspace]),
+    ] {
+        let suite = load(&[("c.yaml", &src)]).unwrap_or_else(|e| panic!("{e:?}"));
+        let case = suite.case("a/b").unwrap();
+        assert_eq!(case.needs, needs.into_iter().collect(), "{src}");
+    }
+}
+
 #[path = "loader/execution.rs"]
 mod execution;
 

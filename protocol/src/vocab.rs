@@ -82,6 +82,7 @@ pub enum Capability {
     Audit,
     Versioning,
     CriticalFloor,
+    Workspace,
 }
 
 /// The SQL dialect an operation's payload is written in, which decides how
@@ -161,6 +162,7 @@ spelled!(Capability {
     Audit = "audit",
     Versioning = "versioning",
     CriticalFloor = "critical-floor",
+    Workspace = "workspace",
 });
 
 impl Band {

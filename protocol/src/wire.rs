@@ -281,6 +281,80 @@ pub struct Operation {
     /// arguments. Any other value is unknown and fails safe: escalate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialect: Option<String>,
+    /// Where this call runs (capability `workspace`); it replaces the
+    /// session's for this call only. Absent: the session's, else the
+    /// default rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<Workspace>,
+}
+
+/// The workspace boundary as the client knows it (capability `workspace`):
+/// writes under `root` are the project's reversible edits, code under it
+/// is the project's own; everything else is outside.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Workspace {
+    /// The workspace's top directory.
+    pub root: AbsolutePath,
+    /// The directory commands start in; `root` when absent. It may lie
+    /// outside `root`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<AbsolutePath>,
+    /// The home directory of the user commands run as, which `~` and
+    /// `$HOME` name; absent: unknown, so `~/…` is never inside `root`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub home: Option<AbsolutePath>,
+}
+
+impl Workspace {
+    /// The directory commands start in.
+    pub fn cwd(&self) -> &AbsolutePath {
+        self.cwd.as_ref().unwrap_or(&self.root)
+    }
+}
+
+/// A POSIX path that starts at `/`. A relative one is refused when read:
+/// relative to what would be the client's guess, and a guessed boundary
+/// is no boundary.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct AbsolutePath(String);
+
+impl AbsolutePath {
+    pub fn new(path: impl Into<String>) -> Result<Self, String> {
+        let path = path.into();
+        if path.starts_with('/') {
+            Ok(AbsolutePath(path))
+        } else {
+            Err(format!(
+                "`{path}` is not an absolute path (a workspace path starts with `/`)"
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for AbsolutePath {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        AbsolutePath::new(String::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for AbsolutePath {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AbsolutePath".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A POSIX path that starts at `/`.",
+            "type": "string",
+            "pattern": "^/"
+        })
+    }
 }
 
 /// Who approves.
@@ -416,7 +490,8 @@ pub struct RecordEventRequest {
 }
 
 /// The client's own policy for this session: extra floors per operation id,
-/// and (critical-floor capability) operations denied with no approval path.
+/// (critical-floor capability) operations denied with no approval path, and
+/// (workspace capability) where the session's workspace is.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetPolicyRequest {
@@ -424,6 +499,9 @@ pub struct SetPolicyRequest {
     pub floors: BTreeMap<String, Band>,
     #[serde(default)]
     pub critical: Vec<String>,
+    /// The session's workspace from now on; a later one replaces it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<Workspace>,
 }
 
 /// What would happen if the operation were called now? Changes no state.

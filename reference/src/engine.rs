@@ -79,11 +79,20 @@ fn payload<'a>(op: &'a Operation, key: &str) -> Result<&'a str, String> {
     }
 }
 
-fn inspect(op: &Operation, kind: OperationKind, mutant: Option<Mutant>) -> Inspection {
+fn inspect(
+    op: &Operation,
+    kind: OperationKind,
+    session: &Session,
+    mutant: Option<Mutant>,
+) -> Inspection {
+    // The operation's own workspace replaces the session's for this call.
+    let workspace = op.workspace.as_ref().or(session.workspace.as_ref());
     let result = match kind {
         OperationKind::Sql => payload(op, "sql")
             .map(|s| classify::sql::inspect_named(s, op.dialect.as_deref(), mutant)),
-        OperationKind::Shell => payload(op, "command").map(|s| classify::shell::inspect(s, mutant)),
+        OperationKind::Shell => {
+            payload(op, "command").map(|s| classify::shell::inspect_in(s, workspace, mutant))
+        }
         OperationKind::Fetch => payload(op, "url").and_then(|url| {
             let method = match op.arguments.get("method") {
                 None | Some(Value::Null) => "GET",
@@ -149,7 +158,7 @@ pub fn assess(session: &Session, op: &Operation, cfg: &Config) -> Assessment {
         OperationKind::Sql if mutant == Some(Mutant::ToolLevelSql) => Some(Inspection::unknown(
             "tool-level: every execute_sql call escalates",
         )),
-        k => Some(inspect(op, k, mutant)),
+        k => Some(inspect(op, k, session, mutant)),
     };
     let input_trust = op.trust.unwrap_or(if session.flags.untrusted {
         Trust::Untrusted

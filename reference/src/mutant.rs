@@ -106,7 +106,9 @@ mutants! {
     OutsideCodeBlind = "outside-code-blind":
         "§2.1: code is judged by what runs it, not where it lives: `cd /tmp/x && make`, `source /tmp/x/env.sh`, `cargo build --manifest-path /tmp/x/Cargo.toml` run a build or script like the workspace's own",
     OptionFamilyBlind = "option-family-blind":
-        "§4.4: every program's options are read with getopt_long's rules: the prefixes pflag, clap and Go's flag refuse (`gh pr create --dra`) are the options they abbreviate, and a Go flag's `-ofile` is `-o file`"
+        "§4.4: every program's options are read with getopt_long's rules: the prefixes pflag, clap and Go's flag refuse (`gh pr create --dra`) are the options they abbreviate, and a Go flag's `-ofile` is `-o file`",
+    WorkspaceRootIgnored = "workspace-root-ignored":
+        "§2.1: the workspace root and cwd the client declares are ignored and the default rule guesses the boundary: `cd ~/Downloads && make` under root `~/projects/app` is auto, `make -C /work/project` under that root escalates"
 }
 
 impl fmt::Display for Mutant {

@@ -43,10 +43,12 @@ mod tests {
         p.merge(&SetPolicyRequest {
             floors: [("mcp:a/b".into(), Band::Escalate)].into(),
             critical: vec![],
+            workspace: None,
         });
         p.merge(&SetPolicyRequest {
             floors: [("mcp:a/b".into(), Band::Auto)].into(),
             critical: vec!["mcp:a/c".into()],
+            workspace: None,
         });
         assert_eq!(p.floor("mcp:a/b"), Some(Band::Escalate));
         assert!(p.is_critical("mcp:a/c") && !p.is_critical("mcp:a/b"));

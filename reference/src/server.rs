@@ -176,7 +176,11 @@ impl Server {
                 ResponseBody::Ack(AckResponse {})
             }
             RequestBody::SetPolicy(req) => {
-                self.session(session).policy.merge(&req);
+                let s = self.session(session);
+                s.policy.merge(&req);
+                if let Some(ws) = req.workspace {
+                    s.workspace = Some(ws);
+                }
                 ResponseBody::Ack(AckResponse {})
             }
             RequestBody::Evaluate(req) => {

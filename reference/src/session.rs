@@ -7,6 +7,7 @@ use crate::mutant::Mutant;
 use crate::policy::Policy;
 use crate::rule_of_two::RunFlags;
 use crate::token::TokenStore;
+use rbv_protocol::Workspace;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -16,6 +17,10 @@ pub struct Session {
     /// Rule-of-Two booleans accumulated over the run.
     pub flags: RunFlags,
     pub policy: Policy,
+    /// The workspace `set_policy` declared (capability `workspace`); the
+    /// latest replaces any before it, since a client that moves its
+    /// workspace says where it now is.
+    pub workspace: Option<Workspace>,
     pub tokens: Arc<TokenStore>,
     /// Environment variables the agent session set. Recorded for the audit
     /// trail, never consulted by a gate (§4.1: no bypass surface).
@@ -30,6 +35,7 @@ impl Session {
             plugins: BTreeMap::new(),
             flags: RunFlags::default(),
             policy: Policy::default(),
+            workspace: None,
             tokens: Arc::new(TokenStore::new(mutant)),
             environment: BTreeMap::new(),
             bypass: None,

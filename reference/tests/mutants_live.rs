@@ -55,6 +55,14 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
                      {"id": "mcp:db/execute_sql", "band": "auto"},
                      {"id": "mcp:db/push", "reversibility": "reversible", "scope": "shared-remote", "trust": "trusted"}]);
     match m {
+        Mutant::WorkspaceRootIgnored => (
+            vec![
+                json!({"type": "set_policy", "workspace": {"root": "/srv/app"}}),
+                json!({"type": "evaluate", "operation": {"id": "client:shell", "kind": "shell",
+                       "arguments": {"command": "make -C /srv/app test"}}}),
+            ],
+            "band",
+        ),
         Mutant::SessionBypassFlag => (
             vec![
                 load(ops),

@@ -142,6 +142,32 @@ class Protocol(unittest.TestCase):
         self.assertEqual(adapter.resets, [("a", {"count": 2})])
         self.assertEqual([p(5, "a"), p(6, "__proto__")], ["auto", "escalate"])
 
+    def test_a_workspace_reaches_the_methods_and_a_relative_one_is_refused(self):
+        seen = []
+
+        class Rooted(Small):
+            capabilities = ["shell", "workspace"]
+
+            def set_policy(self, req, ctx):
+                ctx.state["workspace"] = req.get("workspace")
+                return {}
+
+            def evaluate(self, req, ctx):
+                seen.append(req["operation"].get("workspace") or ctx.state.get("workspace"))
+                return {"band": "auto", "decision": "allow", "declared": None}
+
+        adapter = Rooted()
+        ask(self, adapter, HANDSHAKE)
+        ask(self, adapter, '{"id":1,"session":"a","type":"set_policy","workspace":{"root":"/srv/app"}}')
+        ask(self, adapter, '{"id":2,"session":"a","type":"evaluate","operation":{"id":"client:shell"}}')
+        ask(self, adapter, '{"id":3,"session":"a","type":"evaluate","operation":{"id":"client:shell",'
+                           '"workspace":{"root":"/work/p","cwd":"/work/p/web","home":"/home/me"}}}')
+        self.assertEqual(seen, [{"root": "/srv/app"}, {"root": "/work/p", "cwd": "/work/p/web", "home": "/home/me"}])
+        for rid, ws in ((4, '{"root":"srv/app"}'), (5, '{"root":"/srv/app","cwd":"web"}')):
+            answer = ask(self, adapter, f'{{"id":{rid},"session":"a","type":"set_policy","workspace":{ws}}}')
+            self.assertEqual((answer["type"], answer["id"], answer["code"]), ("error", rid, "bad-request"), answer)
+            self.assertIn("does not match ^/", answer["message"])
+
     def test_claims_without_methods_are_warned_about(self):
         class Claims(Small):
             capabilities = ["tokens", "manfest"]

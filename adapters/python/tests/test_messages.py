@@ -47,6 +47,8 @@ class Messages(unittest.TestCase):
                         self.check_object(getattr(messages, name), sub)
                     elif "enum" in sub:
                         self.assertEqual(literal_values(getattr(messages, name)), set(sub["enum"]), name)
+                    elif sub.get("type") == "string":
+                        self.assertIs(getattr(messages, name), str, name)
                     elif "oneOf" in sub:
                         union = typing.get_args(getattr(messages, name))
                         self.assertEqual(len(union), len(sub["oneOf"]), name)

@@ -15,13 +15,26 @@ export type ApproverKind = "human" | "model" | "tool" | "plugin";
 export type Severity = "error" | "warning";
 export type Capability =
   | "manifest" | "projection" | "rule-of-two" | "sql" | "shell" | "fetch"
-  | "tokens" | "audit" | "versioning" | "critical-floor";
+  | "tokens" | "audit" | "versioning" | "critical-floor" | "workspace";
 
 type JsonObject = { [key: string]: JsonValue };
 
 // ------------------------------------------------------------- requests
 // Bodies as handlers receive them: the envelope (`id`, `session`, `type`)
 // is the SDK's. Every request was checked against its schema first.
+
+/** A POSIX path that starts at `/`; the schema refuses any other. */
+export type AbsolutePath = string;
+/**
+ * Where the client's workspace is (capability `workspace`, PROTOCOL.md
+ * §3.1): paths under `root` are inside; commands start in `cwd` (`root`
+ * when absent); `~` is `home` (unknown when absent).
+ */
+export interface Workspace {
+  root: AbsolutePath;
+  cwd?: AbsolutePath | null;
+  home?: AbsolutePath | null;
+}
 
 export interface Operation {
   plugin?: string | null;
@@ -32,6 +45,8 @@ export interface Operation {
   trust?: Trust | null;
   actor?: string | null;
   dialect?: string | null;
+  /** Overrides the session's workspace for this call. */
+  workspace?: Workspace | null;
 }
 export interface PluginBundle {
   /** The plugin.json, verbatim: also when invalid. */
@@ -71,6 +86,8 @@ export interface RecordEventRequest {
 export interface SetPolicyRequest {
   floors?: { [operation: string]: Band };
   critical?: string[];
+  /** The session's workspace from now on; a later one replaces it. */
+  workspace?: Workspace | null;
 }
 export interface EvaluateRequest {
   operation: Operation;

@@ -17,6 +17,7 @@ export const PROTOCOL_VERSION = 1;
 export const BANDS = Object.freeze(["auto", "soft-ack", "escalate"]);
 export const CAPABILITIES = Object.freeze([
   "manifest", "projection", "rule-of-two", "sql", "shell", "fetch", "tokens", "audit", "versioning", "critical-floor",
+  "workspace",
 ]);
 /** Band → decision (PROTOCOL.md §3); `deny` is the critical floor's, never a band's. */
 export const DECISION_OF = Object.freeze({ auto: "allow", "soft-ack": "note", escalate: "ask" });
@@ -81,6 +82,7 @@ const NEEDED = {
   audit: ["evaluate"],
   versioning: ["diffManifests"],
   "critical-floor": ["setPolicy"],
+  workspace: ["setPolicy", "evaluate"],
 };
 
 const ENVELOPE = new Set(["id", "session", "type"]);

@@ -1,6 +1,6 @@
 // A JSON Schema (draft 2020-12) checker for exactly the keywords rbv's
 // protocol schemas use: type, const, enum, minimum, format (uint32,
-// date-time), properties, required, additionalProperties, items, anyOf,
+// date-time), pattern (ECMA-262, unanchored), properties, required, additionalProperties, items, anyOf,
 // oneOf and local `$ref`s into `$defs`. A schema using any other keyword is
 // refused when it is loaded, so a future schema cannot be half-checked
 // without anyone noticing. Values are those of ./json.js (`JsonNumber`s).
@@ -10,7 +10,7 @@ import { JsonNumber } from "./json.js";
 
 const KNOWN = new Set([
   "$schema", "$defs", "$ref", "title", "description", "default", "type", "const", "enum",
-  "minimum", "format", "properties", "required", "additionalProperties", "items", "anyOf", "oneOf",
+  "minimum", "format", "pattern", "properties", "required", "additionalProperties", "items", "anyOf", "oneOf",
 ]);
 
 /** The request and response types of protocol v1, as `protocol/schema/` names them. */
@@ -128,6 +128,9 @@ export class Schema {
     }
     if (schema.format === "uint32" && t === "integer" && BigInt(numberText(v)) >= 2n ** 32n) out.push(`${at || "/"}: not a uint32`);
     if (schema.format === "date-time" && t === "string" && !DATE_TIME.test(v)) out.push(`${at || "/"}: not an RFC 3339 date-time`);
+    if (schema.pattern !== undefined && t === "string" && !new RegExp(schema.pattern, "u").test(v)) {
+      out.push(`${at || "/"}: ${JSON.stringify(v)} does not match ${schema.pattern}`);
+    }
     if (t === "object") {
       for (const key of schema.required ?? []) {
         if (!Object.hasOwn(v, key)) out.push(`${at || "/"}: missing \`${key}\``);

@@ -151,6 +151,30 @@ test("sessions keep separate state; reset_session drops it", async () => {
   assert.equal(await p(6, "__proto__"), "escalate");
 });
 
+test("a workspace reaches the handlers; a relative one is a bad-request error", async () => {
+  const seen = [];
+  const { adapter } = await ready({
+    setPolicy: (req, { state }) => {
+      state.workspace = req.workspace;
+      return {};
+    },
+    evaluate: (req, { state }) => {
+      seen.push(req.operation.workspace ?? state.workspace);
+      return { band: "auto", decision: "allow", declared: null };
+    },
+  });
+  await ask(adapter, '{"id":1,"session":"a","type":"set_policy","workspace":{"root":"/srv/app"}}');
+  await ask(adapter, '{"id":2,"session":"a","type":"evaluate","operation":{"id":"client:shell"}}');
+  await ask(adapter, '{"id":3,"session":"a","type":"evaluate","operation":{"id":"client:shell","workspace":{"root":"/work/p","cwd":"/work/p/web","home":"/home/me"}}}');
+  // Parsed objects have no prototype (`__proto__` is a plain key): compare their entries.
+  assert.deepEqual(seen.map((w) => ({ ...w })), [{ root: "/srv/app" }, { root: "/work/p", cwd: "/work/p/web", home: "/home/me" }]);
+  for (const [id, ws] of [[4, '{"root":"srv/app"}'], [5, '{"root":"/srv/app","cwd":"web"}']]) {
+    const { answer } = await ask(adapter, `{"id":${id},"session":"a","type":"set_policy","workspace":${ws}}`);
+    assert.deepEqual([answer.type, String(answer.id), answer.code], ["error", String(id), "bad-request"]);
+    assert.match(answer.message, /does not match \^\//);
+  }
+});
+
 test("pipelined requests of one session run one at a time, in order; sessions do not wait for each other", async () => {
   const order = [];
   let release;

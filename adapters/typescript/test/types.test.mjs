@@ -64,6 +64,9 @@ for (const dir of ["requests", "responses"]) {
         seen.add(def);
         if (sub.properties) checkObject(def, sub);
         else if (sub.enum) assert.deepEqual(alias(def), [...sub.enum].sort(), def);
+        else if (sub.type === "string") {
+          assert.match(dts, new RegExp(`^export type ${def} = string;`, "m"), `${def}: a string alias`);
+        }
         else if (sub.oneOf) {
           const kinds = sub.oneOf.map((alt) => alt.properties.kind.const).sort();
           assert.deepEqual(unionKinds(def), kinds, `${def}: kinds`);

@@ -80,7 +80,8 @@ impl Path {
                 | Capability::Sql
                 | Capability::Shell
                 | Capability::Fetch
-                | Capability::CriticalFloor,
+                | Capability::CriticalFloor
+                | Capability::Workspace,
             ) => &[Path::Evaluate, Path::Invoke],
             // No capability: the protocol's own rules, seen on raw lines.
             None => &[Path::Raw],

@@ -381,6 +381,9 @@ pub(crate) fn steps(ctx: &StepCtx, node: &Node) -> Result<Vec<Step>, NodeError> 
 }
 
 fn operation_needs(op: &Operation, out: &mut BTreeSet<Capability>) {
+    if op.workspace.is_some() {
+        out.insert(Capability::Workspace);
+    }
     match op.kind {
         Some(OperationKind::Sql) => out.insert(Capability::Sql),
         Some(OperationKind::Shell) => out.insert(Capability::Shell),
@@ -398,8 +401,13 @@ pub(crate) fn action_needs(action: &Action, out: &mut BTreeSet<Capability>) {
         Action::Project(_) => {
             out.insert(Capability::Projection);
         }
-        Action::SetPolicy(p) if !p.critical.is_empty() => {
-            out.insert(Capability::CriticalFloor);
+        Action::SetPolicy(p) => {
+            if !p.critical.is_empty() {
+                out.insert(Capability::CriticalFloor);
+            }
+            if p.workspace.is_some() {
+                out.insert(Capability::Workspace);
+            }
         }
         Action::Evaluate(op) => operation_needs(op, out),
         Action::Approve { operation, .. } => {
@@ -419,10 +427,7 @@ pub(crate) fn action_needs(action: &Action, out: &mut BTreeSet<Capability>) {
             out.insert(Capability::Tokens);
             actions.iter().for_each(|a| action_needs(a, out));
         }
-        Action::SetPolicy(_)
-        | Action::RecordEvent(_)
-        | Action::ResetSession
-        | Action::SendRaw(_) => {}
+        Action::RecordEvent(_) | Action::ResetSession | Action::SendRaw(_) => {}
     }
 }
 

@@ -98,6 +98,7 @@ fn unlisted_band(subject: &mut dyn Subject, bundle: PluginBundle) -> Option<Band
         trust: Some(Trust::Trusted),
         actor: None,
         dialect: None,
+        workspace: None,
     };
     let load = RequestBody::LoadPlugins(LoadPluginsRequest {
         plugins: vec![bundle],

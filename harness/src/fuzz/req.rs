@@ -21,6 +21,7 @@ pub const SHELL_BUILD: &str = "RBV-SH-013";
 pub const SHELL_SECRETS: &str = "RBV-SH-014";
 pub const SHELL_PUSH: &str = "RBV-SH-015";
 pub const SHELL_DOWNLOAD: &str = "RBV-SH-016";
+pub const SHELL_WORKSPACE: &str = "RBV-WS-001";
 pub const PROTOCOL_SURVIVAL: &str = "RBV-PRO-001";
 pub const PROTOCOL_ERROR: &str = "RBV-PRO-002";
 pub const PROTOCOL_ECHO: &str = "RBV-PRO-003";
@@ -52,6 +53,7 @@ pub const ALL: &[&str] = &[
     SHELL_SECRETS,
     SHELL_PUSH,
     SHELL_DOWNLOAD,
+    SHELL_WORKSPACE,
     PROTOCOL_SURVIVAL,
     PROTOCOL_ERROR,
     PROTOCOL_ECHO,

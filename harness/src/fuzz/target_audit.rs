@@ -183,6 +183,7 @@ fn operation(u: &mut Unstructured, id: &str) -> Result<Operation> {
         trust: Some(Trust::Trusted),
         actor: actor.map(str::to_owned),
         dialect: None,
+        workspace: None,
     })
 }
 
@@ -294,6 +295,7 @@ fn scene(u: &mut Unstructured, subject: &dyn Subject) -> Result<(Vec<Step>, &'st
             let body = RequestBody::SetPolicy(SetPolicyRequest {
                 floors: [(id.to_owned(), floor)].into(),
                 critical: vec![],
+                workspace: None,
             });
             steps.push(step(
                 body,
@@ -346,6 +348,7 @@ fn scene(u: &mut Unstructured, subject: &dyn Subject) -> Result<(Vec<Step>, &'st
                 trust: Some(Trust::Trusted),
                 actor: op.actor.clone(),
                 dialect: None,
+                workspace: None,
             };
             let gate = tool.trim_start_matches("client:");
             let gate = *["sql", "shell", "fetch"]

@@ -63,6 +63,7 @@ fn operation(id: &str) -> Operation {
         trust: Some(Trust::Trusted),
         actor: None,
         dialect: None,
+        workspace: None,
     }
 }
 
@@ -141,6 +142,7 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
     let policy = RequestBody::SetPolicy(SetPolicyRequest {
         floors: floors.clone(),
         critical: listed.clone(),
+        workspace: None,
     });
     let mut batch = vec![
         policy,

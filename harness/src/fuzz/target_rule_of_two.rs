@@ -44,6 +44,7 @@ fn operation(untrusted: bool) -> Operation {
         }),
         actor: None,
         dialect: None,
+        workspace: None,
     }
 }
 
@@ -103,6 +104,7 @@ pub fn check(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<F
                 RequestBody::SetPolicy(SetPolicyRequest {
                     floors: [(trusted.id.clone(), *floor)].into(),
                     critical: vec![],
+                    workspace: None,
                 })
             }
             Step::Evaluate { untrusted, .. } => RequestBody::Evaluate(EvaluateRequest {

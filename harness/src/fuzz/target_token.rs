@@ -25,6 +25,7 @@ fn auto_op() -> Operation {
         trust: Some(Trust::Trusted),
         actor: None,
         dialect: None,
+        workspace: None,
     }
 }
 

@@ -286,6 +286,7 @@ pub(super) fn operation(
         trust: Some(Trust::Trusted),
         actor: None,
         dialect: None,
+        workspace: None,
     }
 }
 
@@ -339,6 +340,7 @@ fn shell_requirement(families: &[&str]) -> (&'static str, &'static str) {
         | "download-saved"
         | "loopback-download"
         | "download-unreadable-option" => Some(req::SHELL_DOWNLOAD),
+        "workspace-inside" | "workspace-outside" => Some(req::SHELL_WORKSPACE),
         _ => None,
     });
     class.map_or((req::SHELL, req::SHELL_DATA), |r| (r, r))
@@ -348,13 +350,21 @@ fn shell_bypass(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Optio
     if subject.claims(Capability::RuleOfTwo) && u.ratio(1, 5)? {
         return super::oracle_secrets::check(u, subject);
     }
-    let labeled = gen::shell::input(u)?;
-    let op = operation(
+    // Only to a client that claims the notion: a workspace is sent to
+    // no other (PROTOCOL.md §3.1).
+    let (labeled, workspace) = if subject.claims(Capability::Workspace) && u.ratio(1, 8)? {
+        let (labeled, workspace) = gen::workspace::input(u)?;
+        (labeled, Some(workspace))
+    } else {
+        (gen::shell::input(u)?, None)
+    };
+    let mut op = operation(
         None,
         "client:shell",
         OperationKind::Shell,
         json!({"command": labeled.text}),
     );
+    op.workspace = workspace;
     Ok(ClassifierProbe {
         target: "shell_bypass",
         area: "shell",

@@ -18,6 +18,7 @@ fn requests_round_trip_through_a_line() {
                 trust: None,
                 actor: None,
                 dialect: None,
+                workspace: None,
             },
             token: Some("t".into()),
         }),
@@ -220,5 +221,47 @@ fn blank_lines_are_spaces_and_tabs_only() {
         "\u{feff}", "\u{3000}", "\r\r", "\r ", " x", "\0",
     ] {
         assert!(!is_blank_line(answered.as_bytes()), "{answered:?}");
+    }
+}
+
+#[test]
+fn a_workspace_is_absolute_paths_and_cwd_defaults_to_root() {
+    let line = r#"{"id":4,"session":"s","type":"set_policy","workspace":{"root":"/srv/app","home":"/home/me"}}"#;
+    let Ok(Request {
+        body: RequestBody::SetPolicy(policy),
+        ..
+    }) = Request::from_line(line)
+    else {
+        panic!("{line} reads as a set_policy");
+    };
+    let ws = policy.workspace.expect("the workspace is kept");
+    assert_eq!(ws.cwd().as_str(), "/srv/app");
+    assert_eq!(ws.home.as_ref().map(AbsolutePath::as_str), Some("/home/me"));
+    let again = Request::from_line(line).unwrap();
+    assert_eq!(Request::from_line(&again.to_line()).unwrap(), again);
+    let refused = |ws: &str| {
+        let line = format!(
+            r#"{{"id":5,"session":"s","type":"evaluate","operation":{{"id":"client:shell","workspace":{ws}}}}}"#
+        );
+        Request::from_line(&line).expect_err(&line).to_string()
+    };
+    for relative in [
+        r#"{"root":"srv/app"}"#,
+        r#"{"root":"/srv/app","cwd":"./web"}"#,
+        r#"{"root":"/srv/app","home":"~"}"#,
+        r#"{"root":""}"#,
+    ] {
+        let err = refused(relative);
+        assert!(err.contains("not an absolute path"), "{relative}: {err}");
+    }
+    for malformed in [
+        r#"{"cwd":"/srv/app"}"#,
+        r#"{"root":"/srv/app","shell":"bash"}"#,
+    ] {
+        let err = refused(malformed);
+        assert!(
+            err.contains("root") || err.contains("shell"),
+            "{malformed}: {err}"
+        );
     }
 }

@@ -130,6 +130,12 @@
 //!   escalates. A project tool run after `cd` into a temporary or system
 //!   directory, or with a project option naming one (`--manifest-path`,
 //!   `-C`), runs code from outside the workspace and escalates.
+//! - A workspace the client declares (PROTOCOL.md §3.1, RBV-WS-001)
+//!   replaces the default rule's guess of where the workspace is: paths
+//!   resolve from its cwd and are inside exactly under its root, so a
+//!   project tool anywhere outside the root (the home directory, a
+//!   sibling, `/srv`) escalates, and an absolute path under the root is
+//!   the workspace (`make -C /srv/app` with root `/srv/app` is auto).
 //! - A variable's value set on the command line is inspected where bash
 //!   evaluates it (RBV-SH-020): `${x@P}` (an unknown value fails safe),
 //!   arithmetic and `${!x}` (a subscript's `$(…)` runs); `mapfile`,
@@ -175,9 +181,22 @@ use super::Inspection;
 use crate::mutant::Mutant;
 use rbv_protocol::{Reversibility, Scope, Trust};
 
-/// Inspects one shell command line.
+/// Inspects one shell command line by the default workspace rule.
 pub fn inspect(command: &str, mutant: Option<Mutant>) -> Inspection {
-    let mut found = guarded(command, mutant);
+    inspect_in(command, None, mutant)
+}
+
+/// Inspects one shell command line run in `workspace`, the one the client
+/// declared (`None`: the default rule).
+pub fn inspect_in(
+    command: &str,
+    workspace: Option<&rbv_protocol::Workspace>,
+    mutant: Option<Mutant>,
+) -> Inspection {
+    let declared = workspace
+        .filter(|_| mutant != Some(Mutant::WorkspaceRootIgnored))
+        .map(place::Declared::new);
+    let mut found = guarded(command, declared, mutant);
     if mutant == Some(Mutant::QuotedStringBlind) {
         if let Some(word) = blind_match(command) {
             found = found.join(destroy(
@@ -191,14 +210,16 @@ pub fn inspect(command: &str, mutant: Option<Mutant>) -> Inspection {
 
 /// Parses and walks in the caller's thread (the walker grows the stack
 /// where the nesting needs it); a panic inside the parser fails safe.
-fn guarded(command: &str, mutant: Option<Mutant>) -> Inspection {
+fn guarded(command: &str, declared: Option<place::Declared>, mutant: Option<Mutant>) -> Inspection {
     let walk = std::panic::AssertUnwindSafe(|| {
         let how = match mutant {
             Some(Mutant::OptionPrefixExact) => syntax::Spelling::PrefixExact,
             Some(Mutant::OptionFamilyBlind) => syntax::Spelling::FamilyBlind,
             _ => syntax::Spelling::Family,
         };
-        syntax::spelled(how, || walk::Walker::new(mutant).source(command))
+        syntax::spelled(how, || {
+            walk::Walker::in_workspace(declared, mutant).source(command)
+        })
     });
     std::panic::catch_unwind(walk)
         .unwrap_or_else(|_| Inspection::unknown("the shell parser failed on this command"))

@@ -61,6 +61,7 @@ fn tool(id: &str) -> Operation {
         trust: None,
         actor: None,
         dialect: None,
+        workspace: None,
     }
 }
 
@@ -179,6 +180,7 @@ fn client_policy_raises_and_critical_denies() {
     s.policy.merge(&SetPolicyRequest {
         floors: [("mcp:t/read".into(), Band::SoftAck)].into(),
         critical: vec!["mcp:t/push".into()],
+        workspace: None,
     });
     let a = assess(&s, &tool("mcp:t/read"), &cfg(None));
     assert_eq!((a.band, a.gate.as_str()), (Band::SoftAck, "policy"));
@@ -190,6 +192,7 @@ fn client_policy_raises_and_critical_denies() {
     s.policy.merge(&SetPolicyRequest {
         floors: Default::default(),
         critical: vec!["mcp:t/read".into()],
+        workspace: None,
     });
     let a = assess(&s, &tool("mcp:t/read"), &cfg(None));
     assert_eq!(

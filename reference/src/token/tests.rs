@@ -11,6 +11,7 @@ fn op(plugin: &str, id: &str, args: serde_json::Value) -> Operation {
         trust: None,
         actor: None,
         dialect: None,
+        workspace: None,
     }
 }
 

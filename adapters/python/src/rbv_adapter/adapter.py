@@ -28,7 +28,7 @@ PROTOCOL_VERSION = 1
 BANDS: tuple[Band, ...] = ("auto", "soft-ack", "escalate")
 CAPABILITIES = (
     "manifest", "projection", "rule-of-two", "sql", "shell", "fetch",
-    "tokens", "audit", "versioning", "critical-floor",
+    "tokens", "audit", "versioning", "critical-floor", "workspace",
 )
 DECISION_OF: dict[Band, Decision] = {"auto": "allow", "soft-ack": "note", "escalate": "ask"}
 DEFAULT_PROFILE: dict[str, Any] = {
@@ -64,6 +64,7 @@ _NEEDED = {
     "audit": ("evaluate",),
     "versioning": ("diff_manifests",),
     "critical-floor": ("set_policy",),
+    "workspace": ("set_policy", "evaluate"),
 }
 _U64 = 2**64
 

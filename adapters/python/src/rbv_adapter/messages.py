@@ -25,10 +25,24 @@ ApproverKind = Literal["human", "model", "tool", "plugin"]
 Severity = Literal["error", "warning"]
 Capability = Literal[
     "manifest", "projection", "rule-of-two", "sql", "shell", "fetch",
-    "tokens", "audit", "versioning", "critical-floor",
+    "tokens", "audit", "versioning", "critical-floor", "workspace",
 ]
 
 # ------------------------------------------------------------ definitions
+
+# A POSIX path that starts at `/`: the schema refuses any other before a
+# handler sees it, so a relative root is a `bad-request` error.
+AbsolutePath = str
+
+
+class Workspace(TypedDict, total=False):
+    """Where the client's workspace is (capability `workspace`, PROTOCOL.md
+    §3.1): paths under ``root`` are inside; commands start in ``cwd``
+    (``root`` when absent); ``~`` is ``home`` (unknown when absent)."""
+
+    root: Required[AbsolutePath]
+    cwd: AbsolutePath | None
+    home: AbsolutePath | None
 
 
 class Operation(TypedDict, total=False):
@@ -39,6 +53,7 @@ class Operation(TypedDict, total=False):
     trust: Trust | None
     actor: str | None
     dialect: str | None
+    workspace: Workspace | None  # overrides the session's for this call
 
 
 class PluginBundle(TypedDict, total=False):
@@ -105,6 +120,7 @@ class RecordEventRequest(TypedDict):
 class SetPolicyRequest(TypedDict, total=False):
     floors: dict[str, Band]
     critical: list[str]
+    workspace: Workspace | None  # the session's from now on; a later one replaces it
 
 
 class EvaluateRequest(TypedDict):

@@ -1,7 +1,8 @@
 """A checker for the JSON Schema (draft 2020-12) keywords rbv's protocol
 schemas use: type, const, enum, minimum, format (uint32, date-time),
-properties, required, additionalProperties, items, anyOf, oneOf and local
-``$ref``s into ``$defs``. A schema with any other keyword is refused when it
+pattern (unanchored, as ``re.search``), properties, required,
+additionalProperties, items, anyOf, oneOf and local ``$ref``s into
+``$defs``. A schema with any other keyword is refused when it
 is loaded, so that a future schema is never half-checked."""
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ RESPONSE_TYPES = (
 
 _KNOWN = {
     "$schema", "$defs", "$ref", "title", "description", "default", "type", "const", "enum",
-    "minimum", "format", "properties", "required", "additionalProperties", "items", "anyOf", "oneOf",
+    "minimum", "format", "pattern", "properties", "required", "additionalProperties", "items", "anyOf", "oneOf",
 }
 _DATE_TIME = re.compile(
     r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?"
@@ -138,6 +139,8 @@ class Schema:
             out.append(f"{here}: not a uint32")
         if schema.get("format") == "date-time" and t == "string" and not _DATE_TIME.match(v):
             out.append(f"{here}: not an RFC 3339 date-time")
+        if "pattern" in schema and t == "string" and not re.search(schema["pattern"], v):
+            out.append(f"{here}: {json.dumps(v)} does not match {schema['pattern']}")
         if t == "object":
             for key in schema.get("required", []):
                 if key not in v:

@@ -13,6 +13,7 @@ pub mod sql;
 pub mod tags;
 pub mod token;
 pub mod url;
+pub mod workspace;
 pub mod yaml;
 
 /// What the rule says about a generated input.

@@ -123,6 +123,8 @@ pub const SHELL: &[Tagged] = &[
     // and remote commands.
     ("dangerous", &["RBV-SH-006", "RBV-SH-009"]),
     ("safe", &["RBV-SH-007"]),
+    // Only a write outside a declared root is judged "at least soft-ack".
+    ("at-least", &["RBV-WS-001"]),
     ("escaped-program-name", &["RBV-SH-006"]),
     ("xargs", &["RBV-SH-002", "RBV-SH-003"]),
     ("find-exec", &["RBV-SH-002"]),
@@ -169,6 +171,12 @@ pub const SHELL: &[Tagged] = &[
     ("harmless-filter", &["RBV-SH-011"]),
     ("mode-change", &["RBV-SH-012"]),
     ("plain-mode", &["RBV-SH-012"]),
+    // A declared workspace (RBV-WS-001): the boundary follows the root.
+    ("workspace-inside", &["RBV-WS-001"]),
+    ("workspace-outside", &["RBV-WS-001"]),
+    ("workspace-project-option", &["RBV-WS-001"]),
+    ("workspace-cd", &["RBV-WS-001"]),
+    ("workspace-append", &["RBV-WS-001"]),
     ("build-tool", &["RBV-SH-013"]),
     ("development-loop", &["RBV-SH-013"]),
     ("push", &["RBV-SH-015"]),

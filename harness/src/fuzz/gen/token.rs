@@ -243,6 +243,7 @@ pub fn fetch_operation(u: &mut Unstructured) -> Result<Operation> {
         trust: None,
         actor: None,
         dialect: None,
+        workspace: None,
     })
 }
 
@@ -257,6 +258,7 @@ pub fn operation(u: &mut Unstructured) -> Result<Operation> {
         trust: None,
         actor: None,
         dialect: None,
+        workspace: None,
     })
 }
 

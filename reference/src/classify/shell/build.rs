@@ -76,7 +76,7 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Opti
             )),
             _ => write("`dotnet` builds or tests the workspace"),
         },
-        "make" | "gmake" => return outside_workspace(name, args),
+        "make" | "gmake" => return outside_workspace(w, name, args),
         "go" if op(0) == "run" && ops.iter().any(|a| a.text.contains('@')) => {
             unknown("`go run module@version` fetches a module and runs it")
         }
@@ -99,7 +99,12 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Opti
 /// `make -f FILE`, `make -C DIR`: a makefile outside the workspace (an
 /// absolute path, the home directory, a parent, stdin) is not the
 /// project's code.
-fn outside_workspace(name: &str, args: &[Arg]) -> Option<Inspection> {
+/// With a declared workspace `project_elsewhere` has judged these by the
+/// root, and this default rule stands aside.
+fn outside_workspace(w: &Walker, name: &str, args: &[Arg]) -> Option<Inspection> {
+    if w.declared.is_some() {
+        return None;
+    }
     let mut iter = args.iter();
     while let Some(a) = iter.next() {
         let t = a.text.as_str();
@@ -206,6 +211,10 @@ const RUNS_PROJECT: &[&str] = &[
 /// init` read no project there.
 pub fn project_elsewhere(w: &Walker, name: &str, args: &[Arg]) -> Option<Inspection> {
     let names = project_options(name);
+    // `-C DIR` moves the tool before it reads what later options name
+    // (`git -C a --git-dir b`, `make -C a -f b`): followed in a copy of
+    // the declared workspace, so later paths resolve from there.
+    let mut here = w.declared.clone();
     let mut iter = args.iter();
     while let Some(a) = iter.next() {
         let t = a.text.as_str();
@@ -231,7 +240,19 @@ pub fn project_elsewhere(w: &Walker, name: &str, args: &[Arg]) -> Option<Inspect
             })
         });
         if let Some(dir) = value.cloned().or(attached) {
-            if programs::code_outside(w, &dir) {
+            let outside = match &mut here {
+                // `-`: the file is read from stdin, code nobody vouches for.
+                Some(_) if dir.text == "-" => true,
+                Some(d) => {
+                    let outside = d.runs_outside(&dir, programs::PROJECT);
+                    if t.starts_with("-C") || t.starts_with("--directory") {
+                        d.enter(Some(&dir));
+                    }
+                    outside
+                }
+                None => programs::code_outside(w, &dir, programs::PROJECT),
+            };
+            if outside {
                 return Some(unknown(format!(
                     "`{name} {t}` runs the project at `{}`: code from outside the workspace",
                     dir.text

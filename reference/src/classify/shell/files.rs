@@ -75,15 +75,29 @@ const SYSTEM_READS: &[&str] = &[
 pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> {
     let found = match name {
         "cd" | "pushd" => {
-            w.cwd = entered(args, w.cwd);
+            match (&mut w.declared, operands(args).first().copied()) {
+                // `cd -` and `pushd` alone go back to a directory this
+                // command line may not show.
+                (Some(d), Some(dir)) if dir.text == "-" => d.lose_dir(),
+                (Some(d), None) if name == "pushd" => d.lose_dir(),
+                (Some(d), dir) => d.enter(dir),
+                (None, _) => w.cwd = entered(args, w.cwd),
+            }
+            w.moved();
             read(format!("`{name}` changes the directory"))
         }
         "popd" => {
-            w.cwd = None;
+            match &mut w.declared {
+                // Where the stack leads is not followed: unknown, so
+                // nothing after it counts as inside the root.
+                Some(d) => d.lose_dir(),
+                None => w.cwd = None,
+            }
+            w.moved();
             read("`popd` changes the directory")
         }
         "find" => scripts::find(w, args),
-        "sed" | "gsed" => scripts::sed(args),
+        "sed" | "gsed" => scripts::sed(w, args),
         "awk" | "gawk" | "mawk" | "nawk" => scripts::awk(args),
         "tee" => {
             let files: Vec<_> = operands(args).into_iter().filter(|a| !null(a)).collect();
@@ -237,7 +251,7 @@ fn writes_to(w: &Walker, what: &str, targets: &[&Arg], found: Inspection) -> Ins
     targets
         .iter()
         .filter(|_| !w.planted(Mutant::WorkspaceBlind))
-        .filter_map(|t| place::write(t, w.cwd, what, w.mutant))
+        .filter_map(|t| place::write(t, w.place(t), what, w.mutant))
         .fold(found, Inspection::join)
 }
 

@@ -9,6 +9,14 @@
 //! by anyone, so what lies there nobody vouches for. Any other absolute
 //! path may be the workspace spelled absolutely or may not: it is
 //! "elsewhere", neither the workspace nor a known-dangerous place.
+//!
+//! A declared workspace (capability `workspace`) replaces that guess:
+//! every path resolves lexically against the directory the shell is in
+//! (the declared `cwd`, then where `cd` and `pushd` went), and is inside
+//! exactly when it lies under the declared `root`. `~` is the declared
+//! `home`; without one it stays a name, never inside the root. The places
+//! outside the root keep their default reading (system, temporary, home
+//! configuration), so the band of a write there does not change.
 
 use super::word::Arg;
 use super::{elsewhere, persistent, secrets, sensitive};
@@ -37,21 +45,12 @@ pub enum Place {
     Unknown,
 }
 
-/// What a write of `path` adds beyond a reversible workspace edit, judged
-/// from the directory the command runs in (`cwd`, `None`: the workspace):
-/// escalate where later commands or sessions run what is written (system,
-/// home configuration, the repository's config and hooks), soft-ack
-/// anywhere else outside the workspace. `None` inside the workspace.
-pub fn write(
-    path: &Arg,
-    cwd: Option<Place>,
-    what: &str,
-    mutant: Option<Mutant>,
-) -> Option<Inspection> {
-    let place = match (of(path), cwd) {
-        (Place::Workspace, Some(cwd)) => cwd,
-        (place, _) => place,
-    };
+/// What a write of `path`, which lies at `place`, adds beyond a reversible
+/// workspace edit: escalate where later commands or sessions run what is
+/// written (system, home configuration, the repository's config and
+/// hooks), soft-ack anywhere else outside the workspace. `None` inside the
+/// workspace.
+pub fn write(path: &Arg, place: Place, what: &str, mutant: Option<Mutant>) -> Option<Inspection> {
     let place = match place {
         Place::HomeConfig if mutant == Some(Mutant::PersistenceBlind) => Place::Home,
         Place::RepoConfig if mutant == Some(Mutant::PersistenceBlind) => Place::Workspace,
@@ -110,7 +109,16 @@ const SYSTEM: &[&str] = &[
 /// Home entries without a leading dot that later sessions run from.
 const HOME_PROGRAMS: &[&str] = &["bin", "Library"];
 
-/// The place of a path as a command names it.
+/// The place of a path by the default rule, from the directory the shell
+/// entered (`cwd`, `None`: the workspace).
+pub fn from(path: &Arg, cwd: Option<Place>) -> Place {
+    match (of(path), cwd) {
+        (Place::Workspace, Some(cwd)) => cwd,
+        (place, _) => place,
+    }
+}
+
+/// The place of a path as a command names it, by the default rule.
 pub fn of(path: &Arg) -> Place {
     let text = path.text.as_str();
     let home = ["~/", "$HOME/", "${HOME}/"]
@@ -196,6 +204,138 @@ fn repo_config(parts: &[&str]) -> Option<Place> {
     runs.then_some(Place::RepoConfig)
 }
 
+/// A declared workspace as the walk follows the shell through it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Declared {
+    root: Vec<String>,
+    home: Option<Vec<String>>,
+    /// The directory the shell is in; `None` once it went where only run
+    /// time knows (`cd "$DIR"`, `popd`).
+    dir: Option<Vec<String>>,
+}
+
+impl Declared {
+    pub fn new(ws: &rbv_protocol::Workspace) -> Self {
+        let abs = |p: &rbv_protocol::AbsolutePath| join(&[], p.as_str());
+        Declared {
+            root: abs(&ws.root),
+            home: ws.home.as_ref().map(abs),
+            dir: Some(abs(ws.cwd())),
+        }
+    }
+
+    /// `cd DIR`, `pushd DIR`; `None`: `cd` alone, which goes home.
+    pub fn enter(&mut self, dir: Option<&Arg>) {
+        self.dir = match dir {
+            None => self.home.clone(),
+            Some(dir) => self.resolve(dir).ok(),
+        };
+    }
+
+    /// The shell went to a directory only run time knows.
+    pub fn lose_dir(&mut self) {
+        self.dir = None;
+    }
+
+    /// The place of the directory the shell is in.
+    pub fn here(&self) -> Place {
+        self.dir.as_ref().map_or(Place::Unknown, |d| self.judge(d))
+    }
+
+    /// The place of `path`, resolved from the directory the shell is in.
+    pub fn place(&self, path: &Arg) -> Place {
+        match self.resolve(path) {
+            Ok(abs) => self.judge(&abs),
+            Err(place) => place,
+        }
+    }
+
+    /// Whether code at `path` lies outside the root, where the places in
+    /// `vouched` (the user's own setup, the machine's programs) do not
+    /// count as outside.
+    pub fn runs_outside(&self, path: &Arg, vouched: &[Place]) -> bool {
+        match self.resolve(path) {
+            Ok(abs) if abs.starts_with(&self.root) => false,
+            Ok(abs) => !vouched.contains(&self.judge(&abs)),
+            Err(place) => !vouched.contains(&place),
+        }
+    }
+
+    /// `path` as absolute components, or, when it cannot be resolved, the
+    /// place the default rule gives the name (`~` without a declared
+    /// home, `~user`, an expansion).
+    fn resolve(&self, path: &Arg) -> Result<Vec<String>, Place> {
+        let text = path.text.as_str();
+        let home = ["~/", "$HOME/", "${HOME}/"]
+            .iter()
+            .find_map(|p| text.strip_prefix(p))
+            .or_else(|| matches!(text, "~" | "$HOME" | "${HOME}").then_some(""));
+        if let Some(rest) = home {
+            return match &self.home {
+                Some(home) => Ok(join(home, rest)),
+                None => Err(in_home(rest)),
+            };
+        }
+        if text.starts_with('~') {
+            return Err(Place::Elsewhere);
+        }
+        let pwd = ["$PWD/", "${PWD}/"]
+            .iter()
+            .find_map(|p| text.strip_prefix(p))
+            .or_else(|| matches!(text, "$PWD" | "${PWD}").then_some(""));
+        let (rest, known) = match pwd {
+            Some(rest) => (rest, true),
+            None => (text, path.resolved || !text.starts_with('$')),
+        };
+        if let Some(abs) = rest.strip_prefix('/') {
+            return Ok(join(&[], abs));
+        }
+        match (&self.dir, known) {
+            (Some(dir), true) => Ok(join(dir, rest)),
+            _ => Err(Place::Unknown),
+        }
+    }
+
+    fn judge(&self, abs: &[String]) -> Place {
+        let parts: Vec<&str> = abs.iter().map(String::as_str).collect();
+        if abs.starts_with(&self.root) {
+            return repo_config(&parts).unwrap_or(Place::Workspace);
+        }
+        if let Some(rest) = self
+            .home
+            .as_ref()
+            .and_then(|h| abs.strip_prefix(h.as_slice()))
+        {
+            let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
+            return match in_home(&rest.join("/")) {
+                Place::Home => repo_config(&rest).unwrap_or(Place::Home),
+                place => place,
+            };
+        }
+        absolute(&parts.join("/"))
+    }
+}
+
+/// `path` resolved lexically from `base` (absolute components): `..`
+/// above `/` stays at `/`, as the kernel has it.
+fn join(base: &[String], path: &str) -> Vec<String> {
+    let mut parts: Vec<String> = if path.starts_with('/') {
+        Vec::new()
+    } else {
+        base.to_vec()
+    };
+    for c in path.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            _ => parts.push(c.to_owned()),
+        }
+    }
+    parts
+}
+
 fn relative(text: &str, known: bool) -> Place {
     if !known {
         return Place::Unknown;
@@ -256,5 +396,92 @@ mod tests {
         ] {
             assert_eq!(place(text), want, "{text}");
         }
+    }
+
+    fn arg(text: &str) -> Arg {
+        Arg {
+            text: text.into(),
+            resolved: !text.contains('$'),
+            pattern: false,
+        }
+    }
+
+    fn declared(root: &str, cwd: &str, home: Option<&str>) -> Declared {
+        let path = |p: &str| rbv_protocol::AbsolutePath::new(p).unwrap();
+        Declared::new(&rbv_protocol::Workspace {
+            root: path(root),
+            cwd: Some(path(cwd)),
+            home: home.map(path),
+        })
+    }
+
+    #[test]
+    fn a_declared_root_decides_inside_and_outside() {
+        let d = declared(
+            "/home/me/projects/app",
+            "/home/me/projects/app/web",
+            Some("/home/me"),
+        );
+        for (text, want) in [
+            ("src/x", Place::Workspace),
+            ("../README.md", Place::Workspace),
+            ("../../other/x", Place::Home),
+            ("~/projects/app/x", Place::Workspace),
+            ("$HOME/projects/app", Place::Workspace),
+            ("~/Downloads/Makefile", Place::Home),
+            ("../../../.bashrc", Place::HomeConfig),
+            ("~/.ssh/config", Place::HomeConfig),
+            ("../.git/hooks/pre-commit", Place::RepoConfig),
+            ("/home/me/projects/app/.git/config", Place::RepoConfig),
+            ("/srv/app/x", Place::System),
+            ("/tmp/x", Place::Temp),
+            ("/work/other/x", Place::Elsewhere),
+            ("/../../etc/hosts", Place::System),
+            ("~other/x", Place::Elsewhere),
+            ("$LOG", Place::Unknown),
+            ("$PWD/x", Place::Workspace),
+        ] {
+            assert_eq!(d.place(&arg(text)), want, "{text}");
+        }
+        // Without a declared home, `~` is a name, never inside the root.
+        let homeless = declared("/home/me/projects/app", "/home/me/projects/app", None);
+        assert_eq!(homeless.place(&arg("~/projects/app/x")), Place::Home);
+        assert_eq!(homeless.place(&arg("~/.bashrc")), Place::HomeConfig);
+    }
+
+    #[test]
+    fn the_declared_directory_follows_cd() {
+        let mut d = declared("/srv/app", "/srv/app", Some("/home/me"));
+        assert_eq!(d.here(), Place::Workspace);
+        d.enter(Some(&arg("..")));
+        assert_eq!(d.here(), Place::System);
+        assert_eq!(d.place(&arg("app/x")), Place::Workspace);
+        d.enter(None);
+        assert_eq!(d.here(), Place::Home);
+        d.enter(Some(&arg("$DIR")));
+        assert_eq!(
+            (d.here(), d.place(&arg("x"))),
+            (Place::Unknown, Place::Unknown)
+        );
+        assert_eq!(d.place(&arg("/srv/app/x")), Place::Workspace);
+        d.enter(Some(&arg("/srv/app/sub")));
+        assert_eq!(d.here(), Place::Workspace);
+        d.lose_dir();
+        assert_eq!(d.here(), Place::Unknown);
+    }
+
+    #[test]
+    fn code_outside_the_root_is_outside_unless_vouched() {
+        let d = declared("/work/p", "/work/p", Some("/home/me"));
+        let outside = |text: &str, vouched: &[Place]| d.runs_outside(&arg(text), vouched);
+        assert!(!outside("Makefile", &[]));
+        assert!(!outside("/work/p/sub/../Makefile", &[]));
+        assert!(outside("/work/p2/Makefile", &[]));
+        assert!(outside("../Makefile", &[]));
+        assert!(outside("/usr/local/bin", &[]));
+        assert!(!outside("/usr/local/bin", &[Place::System]));
+        assert!(!outside("~/.cargo/env", &[Place::HomeConfig]));
+        assert!(outside("~/venv/bin/activate", &[Place::HomeConfig]));
+        assert!(outside("$X/bin", &[Place::HomeConfig, Place::System]));
     }
 }

@@ -335,9 +335,14 @@ fn code_runner(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Optio
                 .unwrap_or_else(|| read(format!("`{name}` sets shell variables")))
         }
         "source" | "." => match args.first() {
-            Some(arg) if arg.resolved && sourced_setup(&arg.text) && !code_outside(w, arg) => read(
-                format!("`{name} {}` sets up the shell environment", arg.text),
-            ),
+            Some(arg)
+                if arg.resolved && sourced_setup(&arg.text) && !code_outside(w, arg, SETUP) =>
+            {
+                read(format!(
+                    "`{name} {}` sets up the shell environment",
+                    arg.text
+                ))
+            }
             _ => unknown(format!("`{name}` runs the code of a file")),
         },
         // `-C CODE`: mapfile runs it every `-c` lines read, compgen runs it
@@ -460,14 +465,29 @@ fn sourced_setup(path: &str) -> bool {
         || path.ends_with(".cargo/env")
 }
 
-/// Whether code at `path` lies where the default rule knows it is outside
-/// the workspace and not the user's own setup: a temporary or system
-/// directory written by others, a climb above the workspace, another
-/// user's home, a path known only at run time, or a relative path after
-/// `cd` into such a place.
-pub fn code_outside(w: &Walker, path: &Arg) -> bool {
+/// What sourcing may run from outside a declared root: the user's own
+/// shell setup (`~/.bashrc`, `~/.cargo/env`).
+pub const SETUP: &[Place] = &[Place::HomeConfig];
+/// Where a lookup path may point outside a declared root: the user's and
+/// the machine's program directories, where the session's programs
+/// already come from.
+pub const PROGRAMS: &[Place] = &[Place::HomeConfig, Place::System];
+/// A project's code (build files, package scripts, a repository's hooks):
+/// only the root vouches for it.
+pub const PROJECT: &[Place] = &[];
+
+/// Whether code at `path` lies outside the workspace. With a declared
+/// workspace: not under its root, unless in one of the `vouched` places.
+/// By the default rule, where it knows the path is outside and not the
+/// user's own setup: a temporary or system directory written by others, a
+/// climb above the workspace, another user's home, a path known only at
+/// run time, or a relative path after `cd` into such a place.
+pub fn code_outside(w: &Walker, path: &Arg, vouched: &[Place]) -> bool {
     if w.planted(Mutant::OutsideCodeBlind) {
         return false;
+    }
+    if let Some(d) = &w.declared {
+        return d.runs_outside(path, vouched);
     }
     match place::of(path) {
         Place::Workspace | Place::RepoConfig => w.cwd.is_some(),
@@ -505,7 +525,7 @@ fn lookup_path(w: &Walker, name: &str, value: &str) -> Option<Inspection> {
                 resolved: !d.contains('$') && !word::may_execute(d),
                 pattern: false,
             };
-            code_outside(w, &arg)
+            code_outside(w, &arg, PROGRAMS)
         })
         .collect();
     if outside.is_empty() {

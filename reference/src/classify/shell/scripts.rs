@@ -67,7 +67,7 @@ pub fn find(w: &mut Walker, args: &[Arg]) -> Inspection {
     super::join_all(found).unwrap_or_else(|| read("`find`"))
 }
 
-pub fn sed(args: &[Arg]) -> Inspection {
+pub fn sed(w: &Walker, args: &[Arg]) -> Inspection {
     if any_unresolved(args)
         && args
             .iter()
@@ -131,7 +131,7 @@ pub fn sed(args: &[Arg]) -> Inspection {
         let found = write("`sed -i` edits files in place (taken as tracked workspace files)");
         files
             .iter()
-            .filter_map(|f| super::place::write(f, None, "`sed -i` edits", None))
+            .filter_map(|f| super::place::write(f, w.place(f), "`sed -i` edits", None))
             .fold(found, Inspection::join)
     } else {
         read("`sed` prints its result")

@@ -48,21 +48,47 @@ pub struct Walker {
     /// workspace as far as the default rule can tell (`None`: the
     /// workspace, or an absolute directory that may be it).
     pub cwd: Option<Place>,
+    /// The workspace the client declared, if any: paths resolve against
+    /// it instead of the default rule (`cwd` then says only whether the
+    /// shell is outside its root).
+    pub declared: Option<place::Declared>,
     /// Variables this command line set: their value when it is literal,
     /// `None` when an expansion decides it.
     vars: std::collections::HashMap<String, Option<String>>,
 }
 
 impl Walker {
-    pub fn new(mutant: Option<Mutant>) -> Self {
-        Walker {
+    /// A walker for a command run in a declared workspace (`None`: the
+    /// default rule).
+    pub fn in_workspace(declared: Option<place::Declared>, mutant: Option<Mutant>) -> Self {
+        let mut w = Walker {
             options: ParserOptions::default(),
             depth: 0,
             functions: HashSet::new(),
             mutant,
             many_files: false,
             cwd: None,
+            declared,
             vars: std::collections::HashMap::new(),
+        };
+        w.moved();
+        w
+    }
+
+    /// Keeps `cwd` in step with the declared workspace after the shell
+    /// moved: outside the root, project tools run code nobody vouches for.
+    pub fn moved(&mut self) {
+        if let Some(d) = &self.declared {
+            self.cwd = Some(d.here()).filter(|p| *p != Place::Workspace);
+        }
+    }
+
+    /// Where `path` lies: resolved in the declared workspace, or by the
+    /// default rule from the directory `cd` entered.
+    pub fn place(&self, path: &Arg) -> Place {
+        match &self.declared {
+            Some(d) => d.place(path),
+            None => place::from(path, self.cwd),
         }
     }
 
@@ -104,11 +130,13 @@ impl Walker {
         }
         let saved = self.functions.clone();
         let cwd = self.cwd;
+        let declared = self.declared.clone();
         self.depth += 1;
         let found = self.source(text);
         self.depth -= 1;
         self.functions = saved;
         self.cwd = cwd;
+        self.declared = declared;
         found
     }
 
@@ -482,7 +510,7 @@ impl Walker {
         }
         let verb = if append { "appends to" } else { "truncates" };
         if !self.planted(Mutant::WorkspaceBlind) {
-            out.extend(place::write(path, self.cwd, verb, self.mutant));
+            out.extend(place::write(path, self.place(path), verb, self.mutant));
         }
         let mut found = if append {
             write(format!("appends to `{}`", path.text))
