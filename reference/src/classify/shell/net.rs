@@ -372,6 +372,61 @@ fn is_remote_path(text: &str) -> bool {
     }
 }
 
+/// The files `curl` or `wget` writes what it downloads into (the body,
+/// headers, cookies, a log), each judged by where it lands like a
+/// redirection's file: a download into `~/.bashrc` is persistence, not a
+/// workspace edit.
+pub fn saved_files(name: &str, args: &[Arg]) -> Vec<Arg> {
+    let (options, writes): (_, &[&str]) = match name {
+        "curl" => {
+            let known: &[&[&str]] = &[CURL_VALUE, CURL_UPLOAD, CURL_WRITE];
+            let (options, _) =
+                split_options("curl", args, known, |name| CURL_VALUE.contains(&name));
+            let files: &[&str] = &[
+                "-o",
+                "--output",
+                "-D",
+                "--dump-header",
+                "-c",
+                "--cookie-jar",
+            ];
+            (options, files)
+        }
+        "wget" => {
+            let known: &[&[&str]] = &[WGET_LONG_VALUE, WGET_FLAGS];
+            let (options, _) = split_options("wget", args, known, |name| {
+                WGET_LONG_VALUE.contains(&name)
+                    || name
+                        .strip_prefix('-')
+                        .filter(|c| c.len() == 1)
+                        .is_some_and(|c| WGET_SHORT_VALUE.contains(c))
+            });
+            let files: &[&str] = &[
+                "-O",
+                "--output-document",
+                "-o",
+                "--output-file",
+                "-a",
+                "--append-output",
+                "--save-cookies",
+            ];
+            (options, files)
+        }
+        _ => return Vec::new(),
+    };
+    options
+        .into_iter()
+        .filter(|(option, _)| writes.contains(&option.as_str()))
+        .filter_map(|(_, value)| value)
+        .filter(|file| file != "-")
+        .map(|text| Arg {
+            text,
+            resolved: true,
+            pattern: false,
+        })
+        .collect()
+}
+
 /// Programs whose only purpose is to reach other hosts or people.
 pub fn classify(name: &str, args: &[Arg], mutant: Option<Mutant>) -> Option<Inspection> {
     let found = match name {

@@ -6,8 +6,11 @@
 use super::argv::{has_flag, operands};
 use super::walk::{Stdin, Walker};
 use super::word::Arg;
-use super::{build, deploy, external, fetched, net, programs, read, sensitive, unknown, write};
+use super::{
+    build, deploy, external, fetched, net, place, programs, read, sensitive, unknown, write,
+};
 use crate::classify::Inspection;
+use crate::mutant::Mutant;
 
 #[rustfmt::skip]
 const INTERPRETERS: &[&str] = &[
@@ -48,7 +51,12 @@ const DEV_TOOLS: &[&str] = &[
 
 pub fn classify(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<Inspection> {
     if let Some(found) = net::classify(name, args, w.mutant) {
-        return Some(found);
+        let saved = net::saved_files(name, args);
+        let places = saved
+            .iter()
+            .filter(|_| !w.planted(Mutant::WorkspaceBlind))
+            .filter_map(|file| place::write(file, w.place(file), "saves a download to", w.mutant));
+        return Some(places.fold(found, Inspection::join));
     }
     if let Some(found) = build::classify(w, name, args, stdin) {
         return Some(found);
