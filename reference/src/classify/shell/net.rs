@@ -59,13 +59,7 @@ pub fn curl(args: &[Arg], mutant: Option<Mutant>) -> Inspection {
     if any_unresolved(args) {
         return external("`curl` gets arguments known only at run time: it may upload");
     }
-    let known: &[&[&str]] = &[
-        CURL_VALUE,
-        CURL_UPLOAD,
-        CURL_WRITE,
-        &["--get", "--remote-name"],
-    ];
-    let (options, mut urls) = split_options("curl", args, known, |name| CURL_VALUE.contains(&name));
+    let (options, mut urls) = curl_words(args);
     let query = options.iter().any(|(n, _)| n == "-G" || n == "--get");
     let mut upload = None;
     let mut writes = false;
@@ -172,14 +166,7 @@ pub fn wget(args: &[Arg]) -> Inspection {
     if any_unresolved(args) {
         return external("`wget` gets arguments known only at run time: it may upload");
     }
-    let known: &[&[&str]] = &[WGET_LONG_VALUE, WGET_FLAGS];
-    let (options, urls) = split_options("wget", args, known, |name| {
-        WGET_LONG_VALUE.contains(&name)
-            || name
-                .strip_prefix('-')
-                .filter(|c| c.len() == 1)
-                .is_some_and(|c| WGET_SHORT_VALUE.contains(c))
-    });
+    let (options, urls) = wget_words(args);
     let mut upload = None;
     let mut to_stdout = false;
     let mut cookies = false;
@@ -230,7 +217,7 @@ fn split_options(
     args: &[Arg],
     known: &[&[&str]],
     takes_value: impl Fn(&str) -> bool,
-) -> (Vec<(String, Option<String>)>, Vec<String>) {
+) -> Words {
     let parser = Parser::of(program);
     // A long option in a spelling the program's parser accepts (`--data-b`,
     // `--post-d=x`) is the one it spells when that is the only one among
@@ -378,30 +365,20 @@ fn is_remote_path(text: &str) -> bool {
 /// workspace edit.
 pub fn saved_files(name: &str, args: &[Arg]) -> Vec<Arg> {
     let (options, writes): (_, &[&str]) = match name {
-        "curl" => {
-            let known: &[&[&str]] = &[CURL_VALUE, CURL_UPLOAD, CURL_WRITE];
-            let (options, _) =
-                split_options("curl", args, known, |name| CURL_VALUE.contains(&name));
-            let files: &[&str] = &[
+        "curl" => (
+            curl_words(args).0,
+            &[
                 "-o",
                 "--output",
                 "-D",
                 "--dump-header",
                 "-c",
                 "--cookie-jar",
-            ];
-            (options, files)
-        }
-        "wget" => {
-            let known: &[&[&str]] = &[WGET_LONG_VALUE, WGET_FLAGS];
-            let (options, _) = split_options("wget", args, known, |name| {
-                WGET_LONG_VALUE.contains(&name)
-                    || name
-                        .strip_prefix('-')
-                        .filter(|c| c.len() == 1)
-                        .is_some_and(|c| WGET_SHORT_VALUE.contains(c))
-            });
-            let files: &[&str] = &[
+            ],
+        ),
+        "wget" => (
+            wget_words(args).0,
+            &[
                 "-O",
                 "--output-document",
                 "-o",
@@ -409,9 +386,8 @@ pub fn saved_files(name: &str, args: &[Arg]) -> Vec<Arg> {
                 "-a",
                 "--append-output",
                 "--save-cookies",
-            ];
-            (options, files)
-        }
+            ],
+        ),
         _ => return Vec::new(),
     };
     options
@@ -426,6 +402,31 @@ pub fn saved_files(name: &str, args: &[Arg]) -> Vec<Arg> {
         })
         .collect()
 }
+
+/// curl's options (each with its value) and its other words, the URLs.
+fn curl_words(args: &[Arg]) -> Words {
+    let known: &[&[&str]] = &[
+        CURL_VALUE,
+        CURL_UPLOAD,
+        CURL_WRITE,
+        &["--get", "--remote-name"],
+    ];
+    split_options("curl", args, known, |name| CURL_VALUE.contains(&name))
+}
+
+/// wget's options (each with its value) and its other words, the URLs.
+fn wget_words(args: &[Arg]) -> Words {
+    let known: &[&[&str]] = &[WGET_LONG_VALUE, WGET_FLAGS];
+    split_options("wget", args, known, |name| {
+        WGET_LONG_VALUE.contains(&name)
+            || name
+                .strip_prefix('-')
+                .filter(|c| c.len() == 1)
+                .is_some_and(|c| WGET_SHORT_VALUE.contains(c))
+    })
+}
+
+type Words = (Vec<(String, Option<String>)>, Vec<String>);
 
 /// Programs whose only purpose is to reach other hosts or people.
 pub fn classify(name: &str, args: &[Arg], mutant: Option<Mutant>) -> Option<Inspection> {
