@@ -78,7 +78,14 @@ pub(super) fn hung_run_with(
 /// both implementations with it.
 fn interrupt(run: &mut HungRun) {
     kill_process(Pid::from_child(&run.rbv), Signal::INT).expect("interrupt rbv");
-    let status = wait_within(&mut run.rbv, Duration::from_secs(5));
+    // Seen once per full workspace run, never alone: no exit within 5 s.
+    // The threads' states say where rbv waits, if it does.
+    let status = wait_within(&mut run.rbv, Duration::from_secs(15));
+    let threads = if status.is_none() {
+        threads_of(run.rbv.id())
+    } else {
+        String::new()
+    };
     let mut stderr = String::new();
     if status.is_some() {
         let mut pipe = run.rbv.stderr.take().expect("stderr is piped");
@@ -87,7 +94,7 @@ fn interrupt(run: &mut HungRun) {
     assert_eq!(
         status.and_then(|s| s.code()),
         Some(130),
-        "{status:?}, stderr: {stderr}"
+        "{status:?}, stderr: {stderr}, rbv's threads (name state wchan): {threads}"
     );
     assert!(
         stderr.contains("rbv: interrupted (SIGINT); stopped 2 implementation processes"),
@@ -115,4 +122,28 @@ fn a_hangup_rbv_was_started_ignoring_stays_ignored() {
     let status = wait_within(&mut run.rbv, Duration::from_millis(500));
     assert_eq!(status, None, "rbv died of an ignored SIGHUP");
     interrupt(&mut run);
+}
+
+/// Each thread of `pid` as `name state wchan`, from /proc.
+fn threads_of(pid: u32) -> String {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return "gone".to_owned();
+    };
+    let read = |path: std::path::PathBuf| std::fs::read_to_string(path).unwrap_or_default();
+    tasks
+        .flatten()
+        .map(|task| {
+            let stat = read(task.path().join("stat"));
+            let state = stat
+                .rsplit_once(')')
+                .map_or("?", |(_, rest)| rest.trim_start());
+            format!(
+                "[{} {} {}]",
+                read(task.path().join("comm")).trim(),
+                state.split(' ').next().unwrap_or("?"),
+                read(task.path().join("wchan")).trim()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
