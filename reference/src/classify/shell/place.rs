@@ -118,13 +118,19 @@ pub fn from(path: &Arg, cwd: Option<Place>) -> Place {
     }
 }
 
+/// The rest of `text` after the user's home (`~/x`, `$HOME/x`, `${HOME}/x`,
+/// or the home itself: ""), if it starts there.
+fn under_home(text: &str) -> Option<&str> {
+    ["~/", "$HOME/", "${HOME}/"]
+        .iter()
+        .find_map(|p| text.strip_prefix(p))
+        .or_else(|| matches!(text, "~" | "$HOME" | "${HOME}").then_some(""))
+}
+
 /// The place of a path as a command names it, by the default rule.
 pub fn of(path: &Arg) -> Place {
     let text = path.text.as_str();
-    let home = ["~/", "$HOME/", "${HOME}/"]
-        .iter()
-        .find_map(|p| text.strip_prefix(p))
-        .or_else(|| matches!(text, "~" | "$HOME" | "${HOME}").then_some(""));
+    let home = under_home(text);
     if let Some(rest) = home {
         return in_home(rest);
     }
@@ -266,10 +272,7 @@ impl Declared {
     /// home, `~user`, an expansion).
     fn resolve(&self, path: &Arg) -> Result<Vec<String>, Place> {
         let text = path.text.as_str();
-        let home = ["~/", "$HOME/", "${HOME}/"]
-            .iter()
-            .find_map(|p| text.strip_prefix(p))
-            .or_else(|| matches!(text, "~" | "$HOME" | "${HOME}").then_some(""));
+        let home = under_home(text);
         if let Some(rest) = home {
             return match &self.home {
                 Some(home) => Ok(join(home, rest)),
