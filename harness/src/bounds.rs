@@ -5,7 +5,7 @@
 //! controls is capped per field and per case, with a marker saying how
 //! much was cut of how much (see `rbv_report::text::cap`).
 
-use crate::case::CaseRun;
+use crate::case::Exchange;
 use crate::transport::Identity;
 use crate::verdict::Verdict;
 use rbv_report::text::cap;
@@ -20,12 +20,14 @@ pub const MAX_ANSWER_STRING: usize = 1024;
 /// The most a recorded request keeps (requests come from case files).
 pub const MAX_REQUEST: usize = 64 * 1024;
 
-/// Caps the verdict's text and slims the recorded exchanges.
-pub fn bound_result(verdict: &mut Verdict, run: Option<&mut CaseRun>) {
+/// Caps the verdict's text and keeps of the exchanges only what a report
+/// reads, slimmed: a run's results are all alive until its reports are
+/// written, so whatever a result keeps is paid once per case.
+pub fn bound_result(verdict: &mut Verdict, exchanges: Option<&mut Vec<Exchange>>) {
     bound_verdict(verdict);
-    if let Some(run) = run {
-        bound_verdict(&mut run.verdict);
-        for exchange in &mut run.exchanges {
+    if let Some(exchanges) = exchanges {
+        keep_shown(exchanges, verdict.step());
+        for exchange in exchanges.iter_mut() {
             // The raw line repeats the answer; a report shows the verdict's.
             exchange.line = None;
             if let Some(answer) = exchange.response.as_mut() {
@@ -34,6 +36,31 @@ pub fn bound_result(verdict: &mut Verdict, run: Option<&mut CaseRun>) {
             cap(&mut exchange.request, MAX_REQUEST);
         }
     }
+}
+
+/// What a report and the console show of a case's exchanges: those of the
+/// step that decided its failure or error, and the earlier ones whose
+/// answer minted a token that step sends ("minted by"). A pass, a skip or
+/// an error of no step shows none.
+fn keep_shown(exchanges: &mut Vec<Exchange>, deciding: Option<usize>) {
+    let Some(step) = deciding else {
+        *exchanges = Vec::new();
+        return;
+    };
+    let sent: Vec<Value> = exchanges
+        .iter()
+        .filter(|e| e.step == step)
+        .filter_map(|e| e.request_value().get("token").cloned())
+        .collect();
+    exchanges.retain(|e| {
+        e.step == step
+            || (e.step < step
+                && e.response
+                    .as_ref()
+                    .and_then(|r| r.get("token"))
+                    .is_some_and(|t| sent.contains(t)))
+    });
+    exchanges.shrink_to_fit();
 }
 
 /// Caps every text field: each to [`MAX_FIELD`], all together to
@@ -163,5 +190,90 @@ mod tests {
             "{}",
             &e.message[8000..]
         );
+    }
+
+    fn exchange(step: usize, request: &str, response: &str) -> Exchange {
+        Exchange {
+            step,
+            request: request.to_owned(),
+            response: Some(serde_json::from_str(response).unwrap()),
+            line: Some(response.to_owned()),
+        }
+    }
+
+    fn steps(exchanges: &[Exchange]) -> Vec<usize> {
+        exchanges.iter().map(|e| e.step).collect()
+    }
+
+    /// A case of four steps: step 1 mints token `t1`, step 2 mints `t2`,
+    /// step 3 answers, step 4 sends `t2` twice at once.
+    fn four_steps() -> Vec<Exchange> {
+        vec![
+            exchange(
+                1,
+                r#"{"type":"approve"}"#,
+                r#"{"type":"approval","token":"t1"}"#,
+            ),
+            exchange(
+                2,
+                r#"{"type":"approve"}"#,
+                r#"{"type":"approval","token":"t2"}"#,
+            ),
+            exchange(3, r#"{"type":"evaluate"}"#, r#"{"type":"evaluation"}"#),
+            exchange(
+                4,
+                r#"{"type":"invoke","token":"t2"}"#,
+                r#"{"type":"invocation"}"#,
+            ),
+            exchange(
+                4,
+                r#"{"type":"invoke","token":"t2"}"#,
+                r#"{"type":"invocation"}"#,
+            ),
+        ]
+    }
+
+    fn failed_at(step: usize) -> Verdict {
+        Verdict::Fail(crate::verdict::Failure {
+            kind: crate::verdict::FailKind::Under,
+            step,
+            message: String::new(),
+            expected: String::new(),
+            observed: String::new(),
+            diff: String::new(),
+        })
+    }
+
+    #[test]
+    fn a_failure_keeps_its_deciding_step_and_the_approval_that_minted_its_token() {
+        let mut kept = four_steps();
+        bound_result(&mut failed_at(4), Some(&mut kept));
+        assert_eq!(steps(&kept), [2, 4, 4]);
+        assert!(kept.iter().all(|e| e.line.is_none()), "raw lines dropped");
+        let mut kept = four_steps();
+        bound_result(&mut failed_at(3), Some(&mut kept));
+        assert_eq!(steps(&kept), [3]);
+    }
+
+    #[test]
+    fn a_pass_a_skip_and_an_error_between_steps_keep_no_exchange() {
+        let between = Verdict::Error(ErrorVerdict {
+            kind: ErrorKind::Crash,
+            step: None,
+            message: String::new(),
+            line: None,
+            stderr_tail: String::new(),
+        });
+        let skip = Verdict::Skip {
+            reason: "not claimed".into(),
+        };
+        for mut verdict in [Verdict::Pass, skip, between] {
+            let mut kept = four_steps();
+            bound_result(&mut verdict, Some(&mut kept));
+            assert!(kept.is_empty(), "{verdict:?} kept {:?}", steps(&kept));
+        }
+        let mut unreached = None;
+        bound_result(&mut Verdict::Pass, unreached.as_mut());
+        assert!(unreached.is_none(), "a case never run stays unreached");
     }
 }

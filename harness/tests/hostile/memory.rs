@@ -18,8 +18,8 @@ fn retained(outcome: &RunOutcome) -> usize {
         .results
         .iter()
         .map(|r| {
-            let exchanges: usize = r.run.as_ref().map_or(0, |run| {
-                run.exchanges
+            let exchanges: usize = r.exchanges.as_ref().map_or(0, |exchanges| {
+                exchanges
                     .iter()
                     .map(|e| {
                         e.line.as_ref().map_or(0, String::len)
