@@ -132,7 +132,41 @@ def bare_assignment(command):
     return False
 
 
-def label(observed, state_words, read_only, documented, inert, names_home=False):
+# tldr's keypress syntax (`<Enter>`, `<Ctrl c>`, `<q>`): keys typed into a
+# program, not shell.
+KEYPRESS = re.compile(
+    r"<(Enter|Space|Tab|Esc|Escape|Backspace|Delete|Home|End|PageUp|PageDown|"
+    r"ArrowUp|ArrowDown|ArrowLeft|ArrowRight|(Ctrl|Alt|Shift|Cmd|Super|Meta) [^>]+|[^<>\s])>"
+)
+# A write the sandbox refused (permissions: the line runs as a throwaway
+# uid) or that bash could not open: the line did not do what it says.
+REFUSED = re.compile(
+    r"Permission denied|Read-only file system|Operation not permitted|"
+    r"(^|\n)\S*bash: [^\n]*: (No such file or directory|Not a directory|Is a directory)"
+)
+SHELLS = {"bash", "sh", "dash"}
+
+
+def shell_input(run):
+    """For a run of a shell: `code` (-c), `script` (a file operand) or
+    `stdin` (neither: it reads its commands from standard input)."""
+    args = run["args"]
+    for n, a in enumerate(args):
+        if a == "--":
+            return "script" if n + 1 < len(args) else "stdin"
+        if a.startswith("--"):
+            continue
+        if a.startswith("-") and len(a) > 1:
+            if "c" in a[1:]:
+                return "code"
+            continue
+        if a.startswith("+"):
+            continue
+        return "script"
+    return "stdin"
+
+
+def label(observed, state_words, read_only, documented, inert, names_home=False, piped_into=False):
     """(label, why) for one oracle observation. `names_home`: the line names
     the home directory (`~`, `$HOME`), which in the sandbox is also the
     working directory, so a change there is not known to be the workspace's."""
@@ -143,6 +177,16 @@ def label(observed, state_words, read_only, documented, inert, names_home=False)
         return "other", "ran past the sandbox's time limit"
     if state_words:
         return "other", "changes the shell's state: " + ", ".join(sorted(state_words))
+    refused = REFUSED.search(o["output"])
+    if refused:
+        return "other", "an effect was refused or failed: " + refused.group(0).strip()
+    for run in o["ran"]:
+        if run["program"] in SHELLS and run["real"]:
+            given = shell_input(run)
+            if given == "script":
+                return "other", "runs a script file (what it does is the sandbox's seed, not the line's)"
+            if given == "stdin" and not piped_into:
+                return "other", "a shell reading commands from standard input, which the sandbox leaves empty"
     unknown, edits = [], []
     for run in o["ran"]:
         name = run["program"]
@@ -244,6 +288,8 @@ def main():
         unseen = sorted({w for w in words if w not in observable})
         if "\n" in command or "\0" in command:
             plan[r["id"]] = ("other", "not one line", None)
+        elif KEYPRESS.search(command):
+            plan[r["id"]] = ("other", "not run: tldr keypress notation, not shell", None)
         elif unseen:
             kind = "stubbed" if all(w in stubs for w in unseen) else "unobserved"
             plan[r["id"]] = ("other", f"not run: {kind} " + ", ".join(unseen[:3]), None)
@@ -278,9 +324,11 @@ def main():
                 else:
                     obs = o["observed"]
                     names_home = re.search(r"(^|[\s=:'\"])~|\$\{?HOME\b", r["command"]) is not None
-                    lab, why = label(obs, state, read_only, documented, inert, names_home)
+                    piped = re.search(r"\|\s*(\S*/)?(ba|da)?sh\b|<", r["command"]) is not None
+                    lab, why = label(obs, state, read_only, documented, inert, names_home, piped)
                     out["ran"] = [
-                        {k: run[k] for k in ("program", "real", "installed")} for run in obs["ran"]
+                        {k: run[k] for k in ("program", "args", "real", "installed")}
+                        for run in obs["ran"]
                     ]
                     out["changes"] = obs["changes"]
                     out["exit"] = obs["exit"]
