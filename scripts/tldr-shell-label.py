@@ -80,6 +80,11 @@ def program_list(name):
     return set(re.findall(r'"([^"]+)"', m.group(1)))
 
 
+def is_operator(token):
+    """A control operator or a run of them (shlex joins `);` into one)."""
+    return token in SEPARATORS or re.fullmatch(r"[;&|()]+", token) is not None
+
+
 def tokenize(command):
     """Shell words and operators (shlex), with `2>&1`-style redirections of
     one descriptor to another left out; None for an unbalanced quote."""
@@ -102,7 +107,7 @@ def command_words(command):
         return None
     words, at_start, assignments = [], True, 0
     for t in tokens:
-        if t in SEPARATORS:
+        if is_operator(t):
             at_start = True
             continue
         if at_start:
@@ -123,7 +128,7 @@ def bare_assignment(command):
     run = []
     tokens.append(";")
     for t in tokens:
-        if t in SEPARATORS:
+        if is_operator(t):
             if run and all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*\+?=.*", w) for w in run):
                 return True
             run = []
@@ -139,10 +144,12 @@ KEYPRESS = re.compile(
     r"ArrowUp|ArrowDown|ArrowLeft|ArrowRight|(Ctrl|Alt|Shift|Cmd|Super|Meta) [^>]+|[^<>\s])>"
 )
 # A write the sandbox refused (permissions: the line runs as a throwaway
-# uid) or that bash could not open: the line did not do what it says.
+# uid), a file bash could not open, or a program a wrapper (find -exec,
+# xargs, nohup …) could not start: the line did not do what it says.
 REFUSED = re.compile(
     r"Permission denied|Read-only file system|Operation not permitted|"
-    r"(^|\n)\S*bash: [^\n]*: (No such file or directory|Not a directory|Is a directory)"
+    r"(^|\n)\S*(bash|sh|dash|find|xargs|env|nice|nohup|timeout|stdbuf): [^\n]*"
+    r"(No such file or directory|Not a directory|Is a directory)"
 )
 SHELLS = {"bash", "sh", "dash"}
 
