@@ -11,10 +11,12 @@ prompt is an answer above `auto` (soft-ack or escalate). Writes the tables
 to docs/precision-tldr.md and the per-line bands to
 corpora/real-world/shell-tldr.bands.jsonl.
 
-  scripts/tldr-shell-rate.py --build before=3bcb79d=/path/to/old/rbv-ref \\
-                             --build after=$(git rev-parse --short HEAD)=target/release/rbv-ref
+  scripts/tldr-shell-rate.py --build before=3bcb79d=/path/to/3bcb79d/rbv-ref \\
+      --build "after=9c88745=target/release/rbv adapter"
 
-The first build is the baseline the others are compared with.
+NAME=COMMIT=ADAPTER: a name for the table, the commit built, and the
+command that serves that build's reference on stdin/stdout.
+Each build is compared with the one named before it.
 """
 
 import argparse
@@ -125,16 +127,26 @@ def main():
             f"{n}: soft-ack | {n}: escalate | {n}: prompt rate" for n, _ in builds) + " |",
         "|---|---:|" + "---:|---:|---:|" * len(builds),
     ]
-    for lab in MEASURED:
-        rs = [r for r in measured if r["label"] == lab]
+    def kind(r):
+        kinds = {c["kind"] for c in r.get("changes", [])}
+        if "deleted" in kinds:
+            return "deletes a file"
+        if "modified" in kinds:
+            return "modifies a file, deletes none"
+        return "only creates files"
+
+    groups = [(lab, [r for r in measured if r["label"] == lab]) for lab in MEASURED]
+    edits = [r for r in measured if r["label"] == "workspace-edit"]
+    for k in ("only creates files", "modifies a file, deletes none", "deletes a file"):
+        groups.append((f"workspace-edit that {k}", [r for r in edits if kind(r) == k]))
+    for lab, rs in groups:
         row = [lab, f"{len(rs):,}"]
         for n, _ in builds:
             b = collections.Counter(answers[n][r["command"]][0] for r in rs)
             row += [str(b["soft-ack"]), str(b["escalate"]),
                     f"{pct(b['soft-ack'] + b['escalate'], len(rs))}"]
         lines.append("| " + " | ".join(row) + " |")
-    base = builds[0][0]
-    for n, _ in builds[1:]:
+    for (base, _), (n, _) in zip(builds, builds[1:]):
         changed = [r for r in measured if answers[n][r["command"]][0] != answers[base][r["command"]][0]]
         lines += ["", f"## Lines whose band changed, {base} → {n} ({len(changed)})", ""]
         if changed:
@@ -158,7 +170,8 @@ def main():
                     f"| {r['id']} | {md_code(r['command'])} | {band} | {md_code('; '.join(reasons))} | "
                     f"{corpus[r['id']]['description'].replace('|', '/')} | {r['why']} |")
     DOC.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines[8:8 + 2 + len(MEASURED)]))
+    start = next(i for i, line in enumerate(lines) if line.startswith("| label"))
+    print("\n".join(lines[start : start + 2 + len(groups)]))
 
 
 if __name__ == "__main__":
