@@ -92,22 +92,66 @@ pub fn bound_verdict(verdict: &mut Verdict) {
     }
 }
 
-/// Caps the strings of a recorded answer; deep values are replaced.
+/// Caps a recorded answer: each string, the depth, and the whole, which a
+/// long array of small values could otherwise make megabytes of tree
+/// within one legal line.
 fn bound_value(value: &mut Value, depth: usize) {
+    let mut budget = MAX_ANSWER_KEPT;
+    bound_within(value, depth, &mut budget);
+}
+
+/// The most of one recorded answer kept, about as many bytes of JSON.
+pub const MAX_ANSWER_KEPT: usize = 8 * 1024;
+
+/// Keeps `value` within `budget` (bytes of JSON, roughly), spending it:
+/// array items and object entries past the budget are dropped, with a
+/// marker saying how many.
+fn bound_within(value: &mut Value, depth: usize, budget: &mut usize) {
     match value {
         Value::String(s) => {
-            cap(s, MAX_ANSWER_STRING);
+            cap(s, MAX_ANSWER_STRING.min(*budget).max(16));
+            *budget = budget.saturating_sub(s.len() + 2);
         }
-        Value::Array(items) if depth < 16 => {
-            items.iter_mut().for_each(|v| bound_value(v, depth + 1));
-        }
-        Value::Object(map) if depth < 16 => {
-            map.values_mut().for_each(|v| bound_value(v, depth + 1));
-        }
-        Value::Array(_) | Value::Object(_) => {
+        Value::Array(_) | Value::Object(_) if depth >= 16 => {
             *value = Value::String("(nested too deep: not kept)".into());
+            *budget = budget.saturating_sub(32);
         }
-        _ => {}
+        Value::Array(items) => {
+            let mut kept = 0;
+            while kept < items.len() && *budget > 0 {
+                *budget = budget.saturating_sub(1);
+                bound_within(&mut items[kept], depth + 1, budget);
+                kept += 1;
+            }
+            if kept < items.len() {
+                let dropped = items.len() - kept;
+                items.truncate(kept);
+                items.push(Value::String(format!("({dropped} more items not kept)")));
+                items.shrink_to_fit();
+            }
+        }
+        Value::Object(map) => {
+            let keys: Vec<String> = map.keys().cloned().collect();
+            let mut dropped = 0;
+            for key in keys {
+                if *budget == 0 {
+                    map.remove(&key);
+                    dropped += 1;
+                    continue;
+                }
+                *budget = budget.saturating_sub(key.len() + 4);
+                if let Some(v) = map.get_mut(&key) {
+                    bound_within(v, depth + 1, budget);
+                }
+            }
+            if dropped > 0 {
+                map.insert(
+                    "(not kept)".into(),
+                    Value::String(format!("{dropped} more keys")),
+                );
+            }
+        }
+        _ => *budget = budget.saturating_sub(8),
     }
 }
 
@@ -275,5 +319,32 @@ mod tests {
         let mut unreached = None;
         bound_result(&mut Verdict::Pass, unreached.as_mut());
         assert!(unreached.is_none(), "a case never run stays unreached");
+    }
+
+    #[test]
+    fn a_recorded_answer_keeps_about_its_budget_however_many_small_values_it_has() {
+        let huge = serde_json::json!({
+            "type": "evaluation",
+            "band": "auto",
+            "list": vec![1; 200_000],
+            "words": vec!["w"; 200_000],
+            "wide": (0..50_000).map(|i| (format!("k{i}"), Value::from(i))).collect::<serde_json::Map<_, _>>(),
+        });
+        let mut kept = vec![Exchange {
+            step: 1,
+            request: "{}".into(),
+            response: Some(huge),
+            line: None,
+        }];
+        bound_result(&mut failed_at(1), Some(&mut kept));
+        let answer = kept[0].response.as_ref().unwrap();
+        let size = answer.to_string().len();
+        assert!(size < MAX_ANSWER_KEPT + 1024, "{size} bytes kept");
+        // The keys before the budget ran out stay, and the cut is said.
+        assert_eq!(answer["band"], "auto");
+        assert!(
+            answer.to_string().contains("more items not kept"),
+            "{answer}"
+        );
     }
 }
