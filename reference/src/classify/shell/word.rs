@@ -291,7 +291,10 @@ impl Builder {
 
 /// Unquoted characters that make the shell generate other words.
 fn expands_unquoted(text: &str) -> bool {
-    let glob = text.contains(['*', '?', '[']);
+    // A `[` opens a bracket expression only when a `]` closes it; alone
+    // it matches itself (bash(1), Pattern Matching): `[ -f x ]` runs `[`.
+    let bracket = text.find('[').is_some_and(|i| text[i + 1..].contains(']'));
+    let glob = text.contains(['*', '?']) || bracket;
     let brace =
         text.contains('{') && text.contains('}') && (text.contains(',') || text.contains(".."));
     glob || brace
