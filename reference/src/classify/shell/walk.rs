@@ -87,6 +87,27 @@ impl Walker {
     /// Where `path` lies: resolved in the declared workspace, or by the
     /// default rule from the directory `cd` entered.
     pub fn place(&self, path: &Arg) -> Place {
+        // A brace pattern names every word it expands to: the path lies
+        // where the worst of them does (`tee -a {notes.txt,/etc/hosts}`).
+        if path.pattern {
+            if let Some(words) = word::brace_words(&path.text, &self.options) {
+                return words
+                    .into_iter()
+                    .map(|text| {
+                        self.place_of(&Arg {
+                            text,
+                            resolved: path.resolved,
+                            pattern: true,
+                        })
+                    })
+                    .max_by_key(|p| caution(*p))
+                    .unwrap_or(Place::Unknown);
+            }
+        }
+        self.place_of(path)
+    }
+
+    fn place_of(&self, path: &Arg) -> Place {
         match &self.declared {
             Some(d) => d.place(path),
             None => place::from(path, self.cwd),
@@ -589,6 +610,17 @@ fn socket(path: &Arg) -> Option<Inspection> {
             "`{text}`: bash opens a network connection and the data crosses it"
         ))
     })
+}
+
+/// How much a write at a place adds (`place::write`): what later
+/// commands run, then a path known only at run time, then elsewhere.
+fn caution(place: Place) -> u8 {
+    match place {
+        Place::Workspace => 0,
+        Place::Home | Place::Temp | Place::Elsewhere => 1,
+        Place::Unknown => 2,
+        Place::System | Place::HomeConfig | Place::RepoConfig => 3,
+    }
 }
 
 pub fn is_null_device(path: &Arg) -> bool {
