@@ -210,7 +210,7 @@ impl<I: Implementation> Pool<I> {
             .push(CaseResult {
                 id: case.id.clone(),
                 verdict: verdict.clone(),
-                run: None,
+                exchanges: None,
                 session,
                 duration: started.elapsed(),
             });

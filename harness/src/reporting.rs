@@ -24,7 +24,7 @@
 //! `cli/report_cmds.rs`: `CompareArgs`/`compare`, `DiffArgs`/`diff`,
 //! `BaselineArgs`/`baseline`, each `fn(Args) -> anyhow::Result<ExitCode>`.
 
-use crate::case::{Case, CaseRun, Suite};
+use crate::case::{answers_to, reasons_to, Case, Exchange, Suite};
 use crate::runner::RunOutcome;
 use crate::transport::Identity;
 use crate::verdict::{self, Verdict};
@@ -32,6 +32,7 @@ use anyhow::Context;
 use rbv_report::compare::Matrix;
 use rbv_report::diff::ReportDiff;
 use rbv_report::model as m;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -42,9 +43,12 @@ pub use rbv_report::{Baseline, BaselineEntry, BaselineStatus, Report};
 #[derive(Clone, Debug)]
 pub struct CaseRecord<'a> {
     pub case: &'a Case,
-    pub verdict: &'a Verdict,
-    /// The exchanges; `None` when the case never reached an implementation.
-    pub run: Option<&'a CaseRun>,
+    /// Borrowed from a run's outcome ([`RunRecord::new`]), or owned
+    /// ([`RunRecord::taking`]), which the report then moves its text out of.
+    pub verdict: Cow<'a, Verdict>,
+    /// The exchanges a report shows; `None` when the case never reached
+    /// an implementation.
+    pub exchanges: Option<Cow<'a, [Exchange]>>,
     pub duration: Duration,
 }
 
@@ -81,8 +85,8 @@ impl<'a> RunRecord<'a> {
             .filter_map(|r| {
                 Some(CaseRecord {
                     case: suite.case(&r.id)?,
-                    verdict: &r.verdict,
-                    run: r.run.as_ref(),
+                    verdict: Cow::Borrowed(&r.verdict),
+                    exchanges: r.exchanges.as_deref().map(Cow::Borrowed),
                     duration: r.duration,
                 })
             })
@@ -99,6 +103,28 @@ impl<'a> RunRecord<'a> {
             conditions: None,
             campaign: None,
         }
+    }
+
+    /// The record of a runner outcome whose results it takes (leaving
+    /// `outcome.results` empty), so that [`into_report`] frees each result
+    /// as it turns it into the report's: with large answers, holding both
+    /// at once was a run's peak memory.
+    pub fn taking(suite: &'a Suite, outcome: &'a mut RunOutcome, started: SystemTime) -> Self {
+        let results = std::mem::take(&mut outcome.results);
+        let outcome: &'a RunOutcome = outcome;
+        let mut record = RunRecord::new(suite, outcome, started);
+        record.cases = results
+            .into_iter()
+            .filter_map(|r| {
+                Some(CaseRecord {
+                    case: suite.case(&r.id)?,
+                    verdict: Cow::Owned(r.verdict),
+                    exchanges: r.exchanges.map(Cow::Owned),
+                    duration: r.duration,
+                })
+            })
+            .collect();
+        record
     }
 }
 
@@ -173,9 +199,8 @@ fn pretty(v: &serde_json::Value) -> String {
 }
 
 /// The requests the deciding step sent (several for a `concurrent` step).
-fn requests_of(run: Option<&CaseRun>, step: usize) -> Option<String> {
-    let sent: Vec<String> = run?
-        .exchanges
+fn requests_of(exchanges: Option<&[Exchange]>, step: usize) -> Option<String> {
+    let sent: Vec<String> = exchanges?
         .iter()
         .filter(|e| e.step == step)
         .map(|e| pretty(&e.request_value()))
@@ -192,10 +217,15 @@ fn non_empty(s: &str) -> Option<String> {
     (!s.is_empty()).then(|| s.to_owned())
 }
 
-fn case_result(rec: &CaseRecord, run: &RunRecord) -> m::CaseResult {
+fn filled(s: String) -> Option<String> {
+    (!s.is_empty()).then_some(s)
+}
+
+fn case_result(rec: CaseRecord, run: &RunRecord) -> m::CaseResult {
     let case = rec.case;
     let catalogue = &run.suite.catalogue;
-    let verdict = match rec.verdict {
+    let exchanges = rec.exchanges.as_deref();
+    let verdict = match rec.verdict.as_ref() {
         Verdict::Pass => m::Verdict::Pass,
         Verdict::Fail(f) => m::Verdict::Fail {
             kind: match f.kind {
@@ -235,31 +265,30 @@ fn case_result(rec: &CaseRecord, run: &RunRecord) -> m::CaseResult {
         precision: guards.precision,
     };
     out.duration_ms = rec.duration.as_secs_f64() * 1000.0;
-    match rec.verdict {
+    match rec.verdict.into_owned() {
         Verdict::Fail(f) => {
             out.step = Some(f.step);
-            out.message = Some(f.message.clone());
-            out.request = requests_of(rec.run, f.step);
-            out.expected = non_empty(&f.expected);
-            out.observed = non_empty(&f.observed);
-            out.diff = non_empty(&f.diff);
+            out.message = Some(f.message);
+            out.request = requests_of(exchanges, f.step);
+            out.expected = filled(f.expected);
+            out.observed = filled(f.observed);
+            out.diff = filled(f.diff);
         }
         Verdict::Error(e) => {
             out.step = e.step;
-            out.message = Some(e.message.clone());
-            out.request = e.step.and_then(|s| requests_of(rec.run, s));
-            out.line = e.line.clone();
-            out.stderr_tail = non_empty(&e.stderr_tail);
+            out.message = Some(e.message);
+            out.request = e.step.and_then(|s| requests_of(exchanges, s));
+            out.line = e.line;
+            out.stderr_tail = filled(e.stderr_tail);
         }
         Verdict::Pass | Verdict::Skip { .. } => {}
     }
-    if let (Some(run), Some(step)) = (rec.run, out.step) {
-        let answers: Vec<String> = run.answers_to(step).map(pretty).collect();
+    if let (Some(exchanges), Some(step)) = (exchanges, out.step) {
+        let answers: Vec<String> = answers_to(exchanges, step).map(pretty).collect();
         if !answers.is_empty() {
             out.answer = Some(capped(answers.join("\n"), m::MAX_ANSWER));
         }
-        out.reasons = run
-            .reasons_to(step)
+        out.reasons = reasons_to(exchanges, step)
             .take(m::MAX_REASONS)
             .map(|r| capped(r.to_owned(), m::MAX_REASON))
             .collect();
@@ -275,6 +304,12 @@ fn case_result(rec: &CaseRecord, run: &RunRecord) -> m::CaseResult {
 
 /// The report of a run, with its baseline applied when it has one.
 pub fn build_report(run: &RunRecord) -> Report {
+    into_report(run.clone())
+}
+
+/// [`build_report`] of a record it consumes: each case's result is freed
+/// once the report's is made (see [`RunRecord::taking`]).
+pub fn into_report(mut run: RunRecord) -> Report {
     let catalogue = run
         .suite
         .catalogue
@@ -293,20 +328,21 @@ pub fn build_report(run: &RunRecord) -> Report {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         cases_sha256: run.cases_sha256.clone(),
     };
-    let cases = run.cases.iter().map(|c| case_result(c, run)).collect();
+    let records = std::mem::take(&mut run.cases);
+    let cases = records.into_iter().map(|c| case_result(c, &run)).collect();
     let mut report = Report::assemble(
         suite,
-        implementation(run),
+        implementation(&run),
         catalogue,
         cases,
         run.started,
         run.elapsed.as_secs_f64() * 1000.0,
     );
-    if let Some(c) = &run.conditions {
-        report = report.with_conditions(c.clone());
+    if let Some(c) = run.conditions {
+        report = report.with_conditions(c);
     }
-    if let Some(c) = &run.campaign {
-        report = report.with_campaign(c.clone());
+    if let Some(c) = run.campaign {
+        report = report.with_campaign(c);
     }
     if let Some(b) = &run.baseline {
         rbv_report::apply_baseline(&mut report, b);

@@ -213,7 +213,7 @@ mod tests {
         CaseResult {
             id: id.into(),
             verdict,
-            run: None,
+            exchanges: None,
             session: String::new(),
             duration: Duration::ZERO,
         }

@@ -102,4 +102,14 @@ impl Verdict {
     pub fn is_pass(&self) -> bool {
         matches!(self, Verdict::Pass)
     }
+
+    /// The step that decided a failure or an error; `None` for a pass, a
+    /// skip, and an error outside any step (a crash between cases).
+    pub fn step(&self) -> Option<usize> {
+        match self {
+            Verdict::Fail(f) => Some(f.step),
+            Verdict::Error(e) => e.step,
+            Verdict::Pass | Verdict::Skip { .. } => None,
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! a connection replaced after any error, and every case ending exactly once.
 
 use crate::adapter::Connect;
-use crate::case::{execute, Case, CaseRun};
+use crate::case::{execute, Case, Exchange};
 use crate::transport::{AdapterError, Identity, Transport};
 use crate::verdict::{ErrorKind, ErrorVerdict, Verdict};
 use crossbeam_channel::unbounded;
@@ -20,9 +20,10 @@ pub const CONNECT_ATTEMPTS: usize = 3;
 pub struct CaseResult {
     pub id: String,
     pub verdict: Verdict,
-    /// The requests and answers (empty when the case never reached an
-    /// implementation).
-    pub run: Option<CaseRun>,
+    /// The requests and answers a report shows (those of the deciding
+    /// step, see `bounds::bound_result`: none for a pass); `None` when the
+    /// case never reached an implementation.
+    pub exchanges: Option<Vec<Exchange>>,
     /// `<worker>-<n>`; empty when no worker ran the case.
     pub session: String,
     pub duration: Duration,
@@ -91,11 +92,11 @@ pub fn run_pool(
             let session = format!("{worker}-{n}");
             let started = Instant::now();
             let mut restarted = false;
-            let (mut verdict, run) = loop {
+            let (mut verdict, exchanges) = loop {
                 let live = transport.as_deref_mut().expect("connected above");
                 let outcome = catch_unwind(AssertUnwindSafe(|| execute(case, live, &session)));
                 let ran = match outcome {
-                    Ok(run) => (run.verdict.clone(), Some(run)),
+                    Ok(run) => (run.verdict, Some(run.exchanges)),
                     Err(panic) => (harness_panic(panic), None),
                 };
                 // The one place a restart is attributed: a child that had
@@ -121,8 +122,8 @@ pub fn run_pool(
                     verdict = Verdict::Error(error_verdict(e));
                 }
             }
-            let mut run = run;
-            crate::bounds::bound_result(&mut verdict, run.as_mut());
+            let mut exchanges = exchanges;
+            crate::bounds::bound_result(&mut verdict, exchanges.as_mut());
             // One rule for answers that answer nothing in flight (late,
             // duplicate, early, foreign): the case that read one errs, and
             // so does the case before it on this connection, whose verdict
@@ -140,7 +141,7 @@ pub fn run_pool(
             let result = CaseResult {
                 id: case.id.clone(),
                 verdict,
-                run,
+                exchanges,
                 session,
                 duration,
             };
@@ -222,7 +223,8 @@ fn error_verdict(e: AdapterError) -> ErrorVerdict {
 }
 
 /// `result`'s verdict becomes the protocol error `e` the implementation
-/// made after its last answer; what it sent and received stays.
+/// made after its last answer: an error of no step, which shows no
+/// exchange.
 fn broke_after(result: &mut CaseResult, e: ErrorVerdict) {
     result.verdict = Verdict::Error(ErrorVerdict {
         kind: ErrorKind::Protocol,
@@ -233,7 +235,7 @@ fn broke_after(result: &mut CaseResult, e: ErrorVerdict) {
         ),
         ..e
     });
-    crate::bounds::bound_result(&mut result.verdict, result.run.as_mut());
+    crate::bounds::bound_result(&mut result.verdict, result.exchanges.as_mut());
 }
 
 fn connect_with_retries(connect: &dyn Connect) -> Result<Box<dyn Transport + Send>, AdapterError> {
@@ -263,7 +265,7 @@ fn past_deadline(case: &Case) -> CaseResult {
             line: None,
             stderr_tail: String::new(),
         }),
-        run: None,
+        exchanges: None,
         session: String::new(),
         duration: Duration::ZERO,
     }
@@ -285,7 +287,7 @@ fn unreached(case: &Case, error: &AdapterError, connect: &dyn Connect) -> CaseRe
     CaseResult {
         id: case.id.clone(),
         verdict,
-        run: None,
+        exchanges: None,
         session: String::new(),
         duration: Duration::ZERO,
     }

@@ -389,13 +389,15 @@ fn bench_reports_every_figure_and_the_reference_by_request() {
         .iter()
         .find(|l| l.starts_with("bound: "))
         .unwrap_or_else(|| panic!("no bound line: {lines:#?}"));
-    // The floor plus the reference's own work is more than the floor.
+    // The floor plus the reference's own work is no less than the floor
+    // (printed to two places: on a loaded machine the work of a two-case
+    // corpus can round away against a slow floor).
     let ratio: f64 = bound
         .split_whitespace()
         .find_map(|w| w.strip_suffix("x:"))
         .and_then(|r| r.parse().ok())
         .unwrap_or_else(|| panic!("no ratio in {bound}"));
-    assert!(ratio > 1.0, "{bound}");
+    assert!(ratio >= 1.0, "{bound}");
     // Both cases send one `project` each; the breakdown counts them.
     let project = lines
         .iter()

@@ -166,3 +166,16 @@ fn diff_and_compare_compare_the_campaign() {
     assert!(row.1[0].starts_with("fuzzed 3 min"));
     assert_eq!(row.1[1], "none");
 }
+
+/// With a campaign, the streamed junit.xml still equals quick-junit's
+/// serialization of the whole model (its `fuzz` suite included).
+#[test]
+fn streamed_junit_with_a_campaign_is_quick_junits_serialization() {
+    let r = clean().with_campaign(campaign(2));
+    let mut bytes = Vec::new();
+    junit::model(&r).serialize(&mut bytes).unwrap();
+    let whole = rbv_report::text::Pass::Xml.apply(String::from_utf8(bytes).unwrap());
+    let streamed = junit::render(&r).unwrap();
+    assert!(streamed.contains("<testsuite name=\"fuzz\""), "{streamed}");
+    assert_eq!(streamed, whole);
+}

@@ -356,3 +356,34 @@ fn failures_show_the_implementations_reasons_and_answer_bounded() {
     let back: Report = serde_json::from_str(&json::render(&r).unwrap()).unwrap();
     assert_eq!(back.cases, r.cases);
 }
+
+/// The streamed junit.xml is quick-junit's own serialization of the whole
+/// model, byte for byte, for every kind of testcase: passes, failures,
+/// errors, skips, a known failure and a stale baseline entry, and text a
+/// hostile implementation chose.
+#[test]
+fn streamed_junit_is_quick_junits_serialization_of_the_whole_model() {
+    let whole = |r: &Report| {
+        let mut bytes = Vec::new();
+        junit::model(r).serialize(&mut bytes).unwrap();
+        rbv_report::text::Pass::Xml.apply(String::from_utf8(bytes).unwrap())
+    };
+    let mut hostile = common::sample();
+    hostile.implementation.name = "gate\u{fffe}\u{1b}[2J <&\"'>".to_owned();
+    hostile.cases[0].title = Some("a \u{202e} title".to_owned());
+    let mut baselined = common::sample();
+    let baseline = rbv_report::Baseline::parse(
+        std::path::Path::new("baseline.yaml"),
+        "- case: sql/cte/data-modifying-delete\n  reason: no CTEs yet\n\
+         - case: sql/select/plain\n  reason: once flaky\n",
+    )
+    .unwrap();
+    rbv_report::apply_baseline(&mut baselined, &baseline);
+    assert!(baselined.cases.iter().any(|c| c.is_stale()));
+    assert!(baselined.cases.iter().any(|c| c.is_known_failure()));
+    for report in [common::sample(), hostile, baselined] {
+        let streamed = junit::render(&report).unwrap();
+        assert_eq!(streamed, whole(&report));
+        assert!(streamed.contains("<failure") && streamed.contains("<error"));
+    }
+}

@@ -49,24 +49,22 @@ pub struct CaseRun {
     pub exchanges: Vec<Exchange>,
 }
 
-impl CaseRun {
-    /// The answers the implementation gave to step `step` (one per request
-    /// of a `concurrent` step), as received.
-    pub fn answers_to(&self, step: usize) -> impl Iterator<Item = &Value> {
-        self.exchanges
-            .iter()
-            .filter(move |e| e.step == step)
-            .filter_map(|e| e.response.as_ref())
-    }
+/// The answers the implementation gave to step `step` (one per request of
+/// a `concurrent` step), as received.
+pub fn answers_to(exchanges: &[Exchange], step: usize) -> impl Iterator<Item = &Value> {
+    exchanges
+        .iter()
+        .filter(move |e| e.step == step)
+        .filter_map(|e| e.response.as_ref())
+}
 
-    /// The `reasons` those answers give: the implementation's own account
-    /// of its verdict, which a failure shows beside the keys it checks.
-    pub fn reasons_to(&self, step: usize) -> impl Iterator<Item = &str> {
-        self.answers_to(step)
-            .filter_map(|a| a.get("reasons").and_then(Value::as_array))
-            .flatten()
-            .filter_map(Value::as_str)
-    }
+/// The `reasons` those answers give: the implementation's own account of
+/// its verdict, which a failure shows beside the keys it checks.
+pub fn reasons_to(exchanges: &[Exchange], step: usize) -> impl Iterator<Item = &str> {
+    answers_to(exchanges, step)
+        .filter_map(|a| a.get("reasons").and_then(Value::as_array))
+        .flatten()
+        .filter_map(Value::as_str)
 }
 
 /// An answer the engine refuses; the implementation's stderr often says why.

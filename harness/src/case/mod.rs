@@ -22,7 +22,7 @@ pub mod rules;
 pub mod show;
 mod steps;
 
-pub use execute::{execute, CaseRun, Exchange};
+pub use execute::{answers_to, execute, reasons_to, CaseRun, Exchange};
 pub(crate) use judge::sides as judge_sides;
 pub use lint::{lint, lint_scoped, LintIssue, LintReport, RequirementCoverage, Scope};
 pub use load::{add_files, load_dir, load_files, load_readable, LoadError, CATALOGUE, FIXTURES};

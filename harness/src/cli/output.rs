@@ -7,7 +7,7 @@
 //! `::warning::` command): it follows rbv's own words on the line, or a
 //! `| ` gutter.
 
-use crate::case::{CaseRun, Exchange};
+use crate::case::{answers_to, reasons_to, Exchange};
 use crate::runner::{RunOutcome, Summary};
 use crate::verdict::{ErrorVerdict, Verdict};
 use crate::worker::CaseResult;
@@ -126,10 +126,10 @@ fn plain(outcome: &RunOutcome) -> String {
                         let _ = writeln!(out, "    {}", terminal(line));
                     }
                 }
-                for line in request_lines(result.run.as_ref(), f.step) {
+                for line in request_lines(result.exchanges.as_deref(), f.step) {
                     let _ = writeln!(out, "    {line}");
                 }
-                for line in answer_lines(result.run.as_ref(), f.step) {
+                for line in answer_lines(result.exchanges.as_deref(), f.step) {
                     let _ = writeln!(out, "    {line}");
                 }
             }
@@ -147,7 +147,7 @@ fn plain(outcome: &RunOutcome) -> String {
                     one_line(&e.message)
                 );
                 if let Some(step) = e.step {
-                    for line in request_lines(result.run.as_ref(), step) {
+                    for line in request_lines(result.exchanges.as_deref(), step) {
                         let _ = writeln!(out, "    {line}");
                     }
                 }
@@ -192,7 +192,9 @@ fn error_kind(e: &ErrorVerdict) -> &'static str {
 /// A case no implementation ever saw: it could not be started (or its
 /// handshake failed).
 fn is_unreached(result: &CaseResult) -> bool {
-    result.run.is_none() && result.session.is_empty() && matches!(result.verdict, Verdict::Error(_))
+    result.exchanges.is_none()
+        && result.session.is_empty()
+        && matches!(result.verdict, Verdict::Error(_))
 }
 
 /// The errors of cases that never reached an implementation, each with
@@ -251,9 +253,11 @@ pub fn handshake_warnings(outcome: &RunOutcome) -> Vec<String> {
 /// What the deciding step sent, in at most three lines: the request
 /// (the first of a `concurrent` step, with how many more), and for a
 /// request that carries a token the approval that minted it.
-fn request_lines(run: Option<&CaseRun>, step: usize) -> Vec<String> {
-    let Some(run) = run else { return Vec::new() };
-    let sent: Vec<&Exchange> = run.exchanges.iter().filter(|e| e.step == step).collect();
+fn request_lines(exchanges: Option<&[Exchange]>, step: usize) -> Vec<String> {
+    let Some(exchanges) = exchanges else {
+        return Vec::new();
+    };
+    let sent: Vec<&Exchange> = exchanges.iter().filter(|e| e.step == step).collect();
     let Some(first) = sent.first() else {
         return Vec::new();
     };
@@ -263,8 +267,7 @@ fn request_lines(run: Option<&CaseRun>, step: usize) -> Vec<String> {
     }
     let token = first.request_value().get("token").cloned();
     if let Some(token) = token.filter(|t| t.is_string()) {
-        let minted = run
-            .exchanges
+        let minted = exchanges
             .iter()
             .filter(|e| e.step < step)
             .find(|e| e.response.as_ref().and_then(|r| r.get("token")) == Some(&token));
@@ -279,14 +282,16 @@ fn request_lines(run: Option<&CaseRun>, step: usize) -> Vec<String> {
 /// The implementation's own words on the deciding step: its `reasons`,
 /// then its whole answer on one line, each shortened (the diff above
 /// shows only the keys the case checks).
-fn answer_lines(run: Option<&CaseRun>, step: usize) -> Vec<String> {
-    let Some(run) = run else { return Vec::new() };
+fn answer_lines(exchanges: Option<&[Exchange]>, step: usize) -> Vec<String> {
+    let Some(exchanges) = exchanges else {
+        return Vec::new();
+    };
     let mut lines = Vec::new();
-    let reasons: Vec<&str> = run.reasons_to(step).collect();
+    let reasons: Vec<&str> = reasons_to(exchanges, step).collect();
     if !reasons.is_empty() {
         lines.push(format!("reasons: {}", one_line(&reasons.join("; "))));
     }
-    let answers: Vec<String> = run.answers_to(step).map(|a| a.to_string()).collect();
+    let answers: Vec<String> = answers_to(exchanges, step).map(|a| a.to_string()).collect();
     if !answers.is_empty() {
         lines.push(format!(
             "answer: {}",
@@ -330,7 +335,7 @@ mod tests {
         let result = |id: &str, verdict| CaseResult {
             id: id.into(),
             verdict,
-            run: None,
+            exchanges: None,
             session: "0-1".into(),
             duration: Duration::ZERO,
         };
@@ -400,7 +405,7 @@ mod tests {
                 line: Some("hello".into()),
                 stderr_tail: "boom\n".into(),
             }),
-            run: None,
+            exchanges: None,
             session: String::new(),
             duration: Duration::ZERO,
         };
@@ -444,15 +449,12 @@ mod tests {
             "reasons": ["declared auto by the plugin", "no inspector for \u{1b}[2Jsql"],
             "extra": "x".repeat(2000),
         });
-        o.results[1].run = Some(CaseRun {
-            verdict: o.results[1].verdict.clone(),
-            exchanges: vec![Exchange {
-                step: 2,
-                request: r#"{"type":"evaluate"}"#.into(),
-                response: Some(answer),
-                line: None,
-            }],
-        });
+        o.results[1].exchanges = Some(vec![Exchange {
+            step: 2,
+            request: r#"{"type":"evaluate"}"#.into(),
+            response: Some(answer),
+            line: None,
+        }]);
         let text = render(&o, Style { color: false });
         assert!(
             text.contains("    reasons: declared auto by the plugin; no inspector for \\x1b[2Jsql"),

@@ -436,17 +436,15 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     if args.report.is_some() || baseline.is_some() {
-        let mut record = RunRecord::new(&suite, &outcome, started);
+        let conditions = args.conditions(&outcome, suite.cases.len());
+        // The report takes the results: each is freed as the report's is
+        // made, so the two are never all held at once.
+        let mut record = RunRecord::taking(&suite, &mut outcome, started);
         record.cases_sha256 = args.cases.digest()?;
         record.baseline = baseline;
-        record.conditions = Some(args.conditions(&outcome, suite.cases.len()));
+        record.conditions = Some(conditions);
         record.campaign = campaign;
-        let report = reporting::build_report(&record);
-        // The report holds what is left to say about each case: with
-        // megabyte answers, keeping the results too would double the
-        // memory the report's writing needs.
-        drop(record);
-        outcome.results = Vec::new();
+        let report = reporting::into_report(record);
         if let Some(dir) = &args.report {
             let written = {
                 let _unit = crate::adapter::interrupt::defer_exit();

@@ -18,8 +18,8 @@ fn retained(outcome: &RunOutcome) -> usize {
         .results
         .iter()
         .map(|r| {
-            let exchanges: usize = r.run.as_ref().map_or(0, |run| {
-                run.exchanges
+            let exchanges: usize = r.exchanges.as_ref().map_or(0, |exchanges| {
+                exchanges
                     .iter()
                     .map(|e| {
                         e.line.as_ref().map_or(0, String::len)
@@ -46,6 +46,32 @@ fn a_legal_megabyte_key_in_every_answer_is_not_kept() {
         kept < 32 * 1024,
         "the outcome keeps {kept} bytes of answers"
     );
+}
+
+#[test]
+fn a_failing_result_keeps_one_bounded_verdict_and_its_deciding_steps_answers() {
+    let mut config = fake("big-message", Duration::from_secs(10));
+    config.command.push_str(" 1000000");
+    let outcome = run_bounded(Target::Process(config), Duration::from_secs(60));
+    for r in &outcome.results {
+        assert!(
+            matches!(r.verdict, Verdict::Error(_)),
+            "{}: {:?}",
+            r.id,
+            r.verdict
+        );
+        // Every case errs at its first step: that step's exchange alone.
+        let steps: Vec<usize> = r.exchanges.iter().flatten().map(|e| e.step).collect();
+        assert!(
+            steps.iter().all(|&s| Some(s) == r.verdict.step()),
+            "{}: {steps:?}",
+            r.id
+        );
+    }
+    // A megabyte message per answer; what each result keeps is one
+    // verdict's budget and its answer's strings, each cut.
+    let per_result = retained(&outcome) / outcome.results.len();
+    assert!(per_result < 20 * 1024, "{per_result} bytes kept per result");
 }
 
 #[test]

@@ -8,7 +8,9 @@
 use super::facts;
 use crate::model::{CaseResult, Report, Verdict};
 use crate::text::{Pass, Passing};
-use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
+use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite, XmlString};
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
+use quick_xml::Writer;
 use std::io;
 use std::time::Duration;
 
@@ -22,10 +24,76 @@ pub fn render(report: &Report) -> io::Result<String> {
     Ok(String::from_utf8(bytes).expect("the pass writes UTF-8"))
 }
 
-/// [`render`], written to `out` as it is serialized.
+/// [`render`], written to `out` as it is serialized. Each testcase is
+/// built, written and dropped in turn: with megabyte failure messages the
+/// whole document is tens of megabytes, and quick-junit's `Report` holds
+/// all of it before it serializes (it has no streaming writer), which was a
+/// run's peak memory. The elements and attributes are quick-junit's, in
+/// its order (a test holds the two outputs equal).
 pub fn write(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
+    let started = chrono::DateTime::parse_from_rfc3339(&report.started).ok();
+    let mut properties = run_properties(report);
+    properties.extend(super::campaign::junit_properties(report));
+    let areas = report.areas();
+    // A suite's counts come before its cases: tallied from the same
+    // testcases, built once here to count and once more to write.
+    let heads: Vec<TestSuite> = areas
+        .iter()
+        .map(|(area, cases)| {
+            let mut suite = TestSuite::new(*area);
+            suite.add_properties(properties.iter().cloned());
+            if let Some(t) = started {
+                suite.set_timestamp(t);
+            }
+            suite.set_time(duration(cases.iter().map(|c| c.duration_ms).sum()));
+            for case in cases {
+                tally(&mut suite, &test_case(case).status);
+            }
+            suite
+        })
+        .collect();
+    let fuzz = super::campaign::junit_suite(report, &properties);
+
+    let mut passing = Passing::new(Pass::Xml, out);
+    let mut xml = Writer::new_with_indent(&mut passing, b' ', 4);
+    xml.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+    let all = heads.iter().chain(fuzz.as_ref());
+    let total = |count: fn(&TestSuite) -> usize| all.clone().map(count).sum::<usize>().to_string();
+    let mut tag = BytesStart::new("testsuites");
+    // quick-junit's XmlString drops ANSI escapes and what XML forbids;
+    // every other name below is one already.
+    let name = XmlString::new(format!("rbv: {}", report.implementation_label()));
+    tag.push_attribute(("name", name.as_str()));
+    tag.extend_attributes([
+        ("tests", total(|s| s.tests).as_str()),
+        ("skipped", total(|s| s.skipped).as_str()),
+        ("failures", total(|s| s.failures).as_str()),
+        ("errors", total(|s| s.errors).as_str()),
+    ]);
+    if let Some(t) = started {
+        tag.push_attribute(("timestamp", timestamp(&t).as_str()));
+    }
+    tag.push_attribute(("time", seconds(duration(report.duration_ms)).as_str()));
+    xml.write_event(Event::Start(tag))?;
+    for ((_, cases), head) in areas.iter().zip(&heads) {
+        write_suite(&mut xml, head, cases.iter().map(|c| test_case(c)))?;
+    }
+    if let Some(suite) = &fuzz {
+        write_suite(&mut xml, suite, suite.test_cases.iter().cloned())?;
+    }
+    xml.write_event(Event::End(BytesEnd::new("testsuites")))?;
+    xml.write_indent()?;
+    passing.finish().map(drop)
+}
+
+/// The same document as quick-junit's model, held whole: for a caller
+/// that wants the structure rather than the text. Serialized by
+/// quick-junit and passed through `text::xml`, it is [`render`]'s text
+/// byte for byte.
+pub fn model(report: &Report) -> quick_junit::Report {
     let mut junit = quick_junit::Report::new(format!("rbv: {}", report.implementation_label()));
-    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(&report.started) {
+    let started = chrono::DateTime::parse_from_rfc3339(&report.started).ok();
+    if let Some(t) = started {
         junit.set_timestamp(t);
     }
     junit.set_time(duration(report.duration_ms));
@@ -34,7 +102,7 @@ pub fn write(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
     for (area, cases) in report.areas() {
         let mut suite = TestSuite::new(area);
         suite.add_properties(properties.iter().cloned());
-        if let Ok(t) = chrono::DateTime::parse_from_rfc3339(&report.started) {
+        if let Some(t) = started {
             suite.set_timestamp(t);
         }
         suite.set_time(duration(cases.iter().map(|c| c.duration_ms).sum()));
@@ -44,9 +112,137 @@ pub fn write(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
     if let Some(suite) = super::campaign::junit_suite(report, &properties) {
         junit.add_test_suite(suite);
     }
-    let mut passing = Passing::new(Pass::Xml, out);
-    junit.serialize(&mut passing).map_err(io::Error::other)?;
-    passing.finish().map(drop)
+    junit
+}
+
+/// Counts a testcase of `status` into `suite`, as quick-junit's
+/// `add_test_case` does.
+fn tally(suite: &mut TestSuite, status: &TestCaseStatus) {
+    suite.tests += 1;
+    match status {
+        TestCaseStatus::Success { .. } => {}
+        TestCaseStatus::NonSuccess { kind, .. } => match kind {
+            NonSuccessKind::Failure => suite.failures += 1,
+            NonSuccessKind::Error => suite.errors += 1,
+        },
+        TestCaseStatus::Skipped { .. } => suite.skipped += 1,
+    }
+}
+
+/// `head`'s attributes and properties, then `cases` (its own are not
+/// read: an area's suite is written without them).
+fn write_suite<W: io::Write>(
+    xml: &mut Writer<W>,
+    head: &TestSuite,
+    cases: impl Iterator<Item = TestCase>,
+) -> io::Result<()> {
+    let mut tag = BytesStart::new("testsuite");
+    tag.extend_attributes([
+        ("name", head.name.as_str()),
+        ("tests", head.tests.to_string().as_str()),
+        ("skipped", head.skipped.to_string().as_str()),
+        ("errors", head.errors.to_string().as_str()),
+        ("failures", head.failures.to_string().as_str()),
+    ]);
+    if let Some(t) = &head.timestamp {
+        tag.push_attribute(("timestamp", timestamp(t).as_str()));
+    }
+    if let Some(t) = head.time {
+        tag.push_attribute(("time", seconds(t).as_str()));
+    }
+    let mut cases = cases.peekable();
+    if head.properties.is_empty() && cases.peek().is_none() {
+        return xml.write_event(Event::Empty(tag));
+    }
+    xml.write_event(Event::Start(tag))?;
+    write_properties(xml, &head.properties)?;
+    for case in cases {
+        write_case(xml, &case)?;
+    }
+    xml.write_event(Event::End(BytesEnd::new("testsuite")))
+}
+
+fn write_properties<W: io::Write>(xml: &mut Writer<W>, properties: &[Property]) -> io::Result<()> {
+    if properties.is_empty() {
+        return Ok(());
+    }
+    xml.write_event(Event::Start(BytesStart::new("properties")))?;
+    for p in properties {
+        let mut tag = BytesStart::new("property");
+        tag.extend_attributes([("name", p.name.as_str()), ("value", p.value.as_str())]);
+        xml.write_event(Event::Empty(tag))?;
+    }
+    xml.write_event(Event::End(BytesEnd::new("properties")))
+}
+
+fn write_case<W: io::Write>(xml: &mut Writer<W>, case: &TestCase) -> io::Result<()> {
+    let mut tag = BytesStart::new("testcase");
+    tag.push_attribute(("name", case.name.as_str()));
+    if let Some(classname) = &case.classname {
+        tag.push_attribute(("classname", classname.as_str()));
+    }
+    if let Some(t) = case.time {
+        tag.push_attribute(("time", seconds(t).as_str()));
+    }
+    let status = match &case.status {
+        TestCaseStatus::Success { .. } => None,
+        TestCaseStatus::NonSuccess {
+            kind,
+            message,
+            ty,
+            description,
+            ..
+        } => {
+            let name = match kind {
+                NonSuccessKind::Failure => "failure",
+                NonSuccessKind::Error => "error",
+            };
+            Some((name, message, ty, description))
+        }
+        TestCaseStatus::Skipped {
+            message,
+            ty,
+            description,
+        } => Some(("skipped", message, ty, description)),
+    };
+    if case.properties.is_empty() && case.system_err.is_none() && status.is_none() {
+        return xml.write_event(Event::Empty(tag));
+    }
+    xml.write_event(Event::Start(tag))?;
+    write_properties(xml, &case.properties)?;
+    if let Some((name, message, ty, description)) = status {
+        let mut tag = BytesStart::new(name);
+        if let Some(m) = message {
+            tag.push_attribute(("message", m.as_str()));
+        }
+        if let Some(t) = ty {
+            tag.push_attribute(("type", t.as_str()));
+        }
+        match description {
+            Some(d) => {
+                xml.write_event(Event::Start(tag))?;
+                xml.write_event(Event::Text(BytesText::new(d.as_str())))?;
+                xml.write_event(Event::End(BytesEnd::new(name)))?;
+            }
+            None => xml.write_event(Event::Empty(tag))?,
+        }
+    }
+    if let Some(err) = &case.system_err {
+        xml.write_event(Event::Start(BytesStart::new("system-err")))?;
+        xml.write_event(Event::Text(BytesText::new(err.as_str())))?;
+        xml.write_event(Event::End(BytesEnd::new("system-err")))?;
+    }
+    xml.write_event(Event::End(BytesEnd::new("testcase")))
+}
+
+/// quick-junit's forms: RFC 3339 to the millisecond, seconds to three
+/// places.
+fn timestamp(t: &chrono::DateTime<chrono::FixedOffset>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string()
+}
+
+fn seconds(d: Duration) -> String {
+    format!("{:.3}", d.as_secs_f64())
 }
 
 /// The certificate and the run's conditions, as properties of every

@@ -21,11 +21,12 @@ const READS: &[&str] = &[
     "df", "tree", "jq", "xxd", "od", "hexdump", "strings", "md5sum", "sha1sum", "sha224sum",
     "sha256sum", "sha384sum", "sha512sum", "shasum", "b2sum", "cksum", "sum", "base64",
     "base32", "look", "expand", "unexpand", "pr", "zcat", "zless", "zgrep", "bzcat", "xzcat",
-    "lz4cat", "zstdcat", "realpath", "readlink", "basename", "dirname", "pathchk", "numfmt",
+    "lz4cat", "zstdcat", "realpath", "readlink", "basename", "dirname", "pathchk", "numfmt", "tsort",
     "envsubst", "iconv", "wdiff", "colordiff", "delta", "difft", "fd", "fdfind", "locate",
     "glow",
     // the session and the system, read only
     "pwd", "which", "whereis", "type", "whoami", "id", "groups", "hostname", "uname", "date",
+    "logname", "hostid",
     "cal", "uptime", "ps", "pgrep", "pidof", "top", "htop", "btop", "free", "vmstat", "iostat",
     "lsof", "nproc", "lscpu", "lsblk", "blkid", "findmnt", "getconf", "locale", "tty", "users",
     "who", "w", "last", "arch", "sw_vers", "ldd", "lsusb", "lspci", "sysctl", "man", "help",

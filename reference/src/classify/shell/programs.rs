@@ -114,7 +114,18 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
                 rest = after_options(
                     name,
                     rest,
-                    &["-u", "--unset", "-C", "--chdir", "-S", "--split-string"],
+                    // GNU env's value-taking options (coreutils 9.7 env(1);
+                    // -a/--argv0 names the program's argv[0], not the program).
+                    &[
+                        "-u",
+                        "--unset",
+                        "-C",
+                        "--chdir",
+                        "-S",
+                        "--split-string",
+                        "-a",
+                        "--argv0",
+                    ],
                 );
                 match rest.first() {
                     Some(a) if env_assignment(&a.text).is_some() => {

@@ -39,6 +39,31 @@ fn words_resolve_after_quote_removal() {
 }
 
 #[test]
+fn a_bracket_is_a_pattern_only_when_a_bracket_closes_it() {
+    // POSIX XCU 2.13.1: a `[` that does not start a bracket expression
+    // matches itself, so `[`, the test command, is its own name.
+    for raw in ["[", "a[", "[!"] {
+        let (arg, _) = word(raw);
+        assert_eq!(arg.value(), Some(raw), "{raw}");
+        assert!(!arg.pattern, "{raw}");
+    }
+    // Closed in the same piece, or by a `]` in a later one (failing safe
+    // for a quoted `]`, which bash would not let close it).
+    for raw in ["[ab]", "r[m]", "x[!a]y", "a[\"x\"]", "a['x']", "a[$x]"] {
+        assert!(word(raw).0.pattern, "{raw}");
+    }
+    auto(&[
+        "[ -f Cargo.toml ] && echo present",
+        "[ -z \"$CI\" ]",
+        "[ ! -d data ]",
+    ]);
+    escalate(&[
+        "/usr/bin/r[m] -rf build",
+        "[[ -f x ]] || /bin/[r]m -rf data",
+    ]);
+}
+
+#[test]
 fn words_report_the_code_they_run() {
     let bodies = |raw: &str| -> Vec<Embedded> { word(raw).1 };
     assert_eq!(

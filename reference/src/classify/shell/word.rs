@@ -233,6 +233,8 @@ struct Builder {
     pattern: bool,
     embedded: Vec<Embedded>,
     started: bool,
+    /// An unquoted `[` was read that no `]` has closed yet.
+    open_bracket: bool,
 }
 
 impl Builder {
@@ -273,10 +275,16 @@ impl Builder {
         quoting: Quoting,
         options: &ParserOptions,
     ) {
+        let unquoted_text = matches!(piece.piece, WordPiece::Text(_)) && quoting == Quoting::None;
+        // A `]` anywhere after an open `[` may close it (failing safe: a
+        // quoted `]` does not, for bash).
+        if !unquoted_text && self.open_bracket && source.contains(']') {
+            self.pattern = true;
+        }
         match &piece.piece {
             WordPiece::Text(text) => {
                 // Unquoted text is subject to pathname and brace expansion.
-                if quoting == Quoting::None && expands_unquoted(text) {
+                if quoting == Quoting::None && expands_unquoted(text, &mut self.open_bracket) {
                     self.pattern = true;
                 }
                 self.text.push_str(text);
@@ -336,12 +344,21 @@ impl Builder {
     }
 }
 
-/// Unquoted characters that make the shell generate other words.
-fn expands_unquoted(text: &str) -> bool {
-    // A `[` opens a bracket expression only when a `]` closes it; alone
-    // it matches itself (bash(1), Pattern Matching): `[ -f x ]` runs `[`.
-    let bracket = text.find('[').is_some_and(|i| text[i + 1..].contains(']'));
-    let glob = text.contains(['*', '?']) || bracket;
+/// Unquoted characters that make the shell generate other words: `*`, `?`,
+/// a bracket expression and brace expansion. A `[` is a bracket expression
+/// only when a `]` closes it; otherwise it matches itself (POSIX XCU 2.13.1,
+/// bash's Pattern Matching), so `[` the test command is a name, not a
+/// pattern. `open_bracket` carries an unclosed `[` from one piece of the
+/// word to the next.
+fn expands_unquoted(text: &str, open_bracket: &mut bool) -> bool {
+    let mut glob = text.contains(['*', '?']);
+    for c in text.chars() {
+        match c {
+            '[' => *open_bracket = true,
+            ']' if *open_bracket => glob = true,
+            _ => {}
+        }
+    }
     let brace =
         text.contains('{') && text.contains('}') && (text.contains(',') || text.contains(".."));
     glob || brace
