@@ -206,3 +206,117 @@ fn a_grammar_file_with_a_name_twice_or_both_declarations_does_not_load() {
         "{errors:?}"
     );
 }
+
+const SHELL_CATALOGUE: &str = "requirements:\n  - {id: R-2, title: t, rule: r, section: \"§4.4\", level: MUST, capability: shell, safe_side: true}\n";
+
+const SHELL_CASES: &str = r#"
+id: shell/a-read
+requirements: [R-2]
+source: {proposal: "§4.4"}
+reason: a read stays auto
+steps:
+  - evaluate: {id: "client:shell", kind: shell, arguments: {command: "echo hi"}}
+    expect: {band: auto}
+---
+id: shell/hidden-code
+requirements: [R-2]
+source: {proposal: "§4.4"}
+steps:
+  - evaluate: {id: "client:shell", kind: shell, arguments: {command: "echo \"${x:-$(rm -rf ~)}\""}}
+    expect: {band: escalate}
+"#;
+
+const BASH: &str = "grammar: bash\nparser: brush-parser\nproductions:\n  - name: SeparatorOperator::Sequence\n  - name: Command::Simple\n  - name: CommandPrefixOrSuffixItem::Word\n  - name: WordPiece::Text\n  - name: WordPiece::DoubleQuotedSequence\n  - name: WordPiece::ParameterExpansion\n  - name: WordPiece::CommandSubstitution\n  - name: ParameterExpr::UseDefaultValues\n  - name: Parameter::Named\n  - name: WordPiece::TildeExpansion\n  - name: TildeExpr::Home\n  - name: \"Builtin::echo\"\n";
+
+fn shell_load(grammar: &str) -> Result<Suite, Vec<String>> {
+    let files = vec![
+        ("REQUIREMENTS.yaml".to_owned(), SHELL_CATALOGUE.to_owned()),
+        ("shell/cases.yaml".to_owned(), SHELL_CASES.to_owned()),
+        ("grammar/bash.yaml".to_owned(), grammar.to_owned()),
+    ];
+    case::load_files(&files).map_err(|errors| errors.iter().map(ToString::to_string).collect())
+}
+
+fn bash_errors(suite: &Suite) -> Vec<String> {
+    case::lint(suite)
+        .errors
+        .iter()
+        .filter(|e| e.subject.starts_with("bash:"))
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// The shell payloads are parsed as the reference parses them, the code
+/// inside `${…}` and `$(…)` included, and each production gets its side.
+#[test]
+fn bash_productions_are_covered_by_the_shell_cases_on_their_sides() {
+    let suite = shell_load(BASH).unwrap();
+    assert_eq!(bash_errors(&suite), Vec::<String>::new());
+    let table = case::lint(&suite).to_string();
+    assert!(
+        table.contains("| bash | ParameterExpr::UseDefaultValues | covered-unsafe (1) | bash |"),
+        "{table}"
+    );
+    assert!(
+        table.contains(
+            "| bash | Builtin::echo | covered-unsafe (1), covered-precision (1) | bash |"
+        ),
+        "{table}"
+    );
+}
+
+#[test]
+fn an_uncovered_bash_production_fails_unless_declared_irrelevant() {
+    let missing =
+        format!("{BASH}  - name: CompoundCommand::Coprocess\n  - name: \"Builtin::trap\"\n");
+    let errors = bash_errors(&shell_load(&missing).unwrap());
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0].contains("bash:CompoundCommand::Coprocess: no case exercises it"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1].contains("bash:Builtin::trap: no case exercises it"),
+        "{errors:?}"
+    );
+    let declared = format!(
+        "{BASH}  - {{name: CompoundCommand::Coprocess, irrelevant: no client sends it}}\n  - {{name: \"Builtin::trap\", irrelevant: x}}\n"
+    );
+    assert_eq!(
+        bash_errors(&shell_load(&declared).unwrap()),
+        Vec::<String>::new()
+    );
+}
+
+/// A production brush-parser makes that the file does not list (a new
+/// parser version's variant, a builtin left out) fails lint.
+#[test]
+fn a_bash_production_the_file_does_not_list_fails() {
+    let without = BASH.replace("  - name: WordPiece::CommandSubstitution\n", "");
+    let errors = bash_errors(&shell_load(&without).unwrap());
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains(
+            "bash:WordPiece::CommandSubstitution: exercised by shell/hidden-code but not listed in grammar/bash.yaml"
+        ),
+        "{errors:?}"
+    );
+    let without = BASH.replace("  - name: \"Builtin::echo\"\n", "");
+    let errors = bash_errors(&shell_load(&without).unwrap());
+    assert!(
+        errors.len() == 1 && errors[0].contains("bash:Builtin::echo: exercised by shell/a-read"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn bash_has_no_foreign_dialect() {
+    let foreign = format!("{BASH}  - {{name: Command::Function, foreign: {{dialect: zsh, probe: \"f() {{ :; }}\"}}}}\n");
+    let errors = shell_load(&foreign).unwrap_err();
+    assert!(
+        errors.iter().any(|e| e.contains(
+            "`Command::Function`: `foreign` is a declaration of the sql grammar, not of bash"
+        )),
+        "{errors:?}"
+    );
+}

@@ -1,8 +1,10 @@
 //! The grammar files list exactly the productions of the parsers the
 //! reference is built with: read from the locked crate's own source (found
 //! through `cargo metadata`), so that a new parser version that adds a
-//! variant fails here until the grammar file lists it.
+//! variant fails here until the grammar file lists it. bash's builtins
+//! are checked against the machine's bash (`enable -a`).
 
+use rbv::grammar::bash;
 use rbv::grammar::sql::{lexical_token, ENUMS, QUOTE_STYLES};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -135,6 +137,85 @@ fn the_sql_grammar_file_lists_every_production_of_the_locked_sqlparser() {
         missing.is_empty() && stale.is_empty(),
         "cases/grammar/sql.yaml is not sqlparser's grammar.\n  not listed: {missing:?}\n  \
          not in sqlparser: {stale:?}"
+    );
+}
+
+/// The fields of `pub struct name` in Rust source.
+fn struct_fields(src: &str, name: &str) -> Vec<String> {
+    let start = src
+        .find(&format!("pub struct {name} {{"))
+        .unwrap_or_else(|| panic!("no `pub struct {name}`"));
+    let body = &src[start..];
+    let body = &body[..body.find("\n}").unwrap()];
+    body.lines()
+        .filter_map(|l| l.trim().strip_prefix("pub "))
+        .filter_map(|l| l.split_once(':').map(|(f, _)| f.trim().to_owned()))
+        .collect()
+}
+
+#[test]
+fn the_bash_grammar_file_lists_every_production_of_the_locked_brush_parser() {
+    let src = source_of("brush-parser");
+    let read = |file: &str| std::fs::read_to_string(src.join(file)).unwrap();
+    let mut derived = BTreeSet::new();
+    for (name, file) in bash::ENUMS {
+        let variants = enum_variants(&read(file), name);
+        assert!(variants.len() > 1, "{name}: {variants:?}");
+        derived.extend(variants.into_iter().map(|v| format!("{name}::{v}")));
+    }
+    let ast = read("ast.rs");
+    for (production, name, field) in bash::FIELDS {
+        assert!(
+            struct_fields(&ast, name).iter().any(|f| f == field),
+            "{production}: brush-parser's `{name}` has no field `{field}` any more"
+        );
+        derived.insert((*production).to_owned());
+    }
+    let word = read("word.rs");
+    assert!(
+        word.contains("indirect: bool"),
+        "{}: brush-parser's ParameterExpr has no `indirect` any more",
+        bash::INDIRECT
+    );
+    derived.insert(bash::INDIRECT.to_owned());
+    derived.extend(bash::BUILTINS.iter().map(|b| bash::builtin(b)));
+    let pieces = derived
+        .iter()
+        .filter(|n| n.starts_with("WordPiece::"))
+        .count();
+    assert!(
+        pieces >= 11,
+        "{pieces} WordPiece variants: the scanner lost some"
+    );
+    let listed = listed("bash");
+    let missing: Vec<_> = derived.difference(&listed).collect();
+    let stale: Vec<_> = listed.difference(&derived).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "cases/grammar/bash.yaml is not brush-parser's grammar.\n  not listed: {missing:?}\n  \
+         not in brush-parser: {stale:?}"
+    );
+}
+
+/// The builtin list is the Bash Reference Manual's; the bash this runs on
+/// must have exactly those (a bash that adds one fails here).
+#[test]
+fn the_bash_builtins_are_those_the_machines_bash_enables() {
+    let out = Command::new("bash")
+        .args(["-c", "echo \"$BASH_VERSION\"; enable -a"])
+        .output()
+        .expect("bash runs: the builtin list is checked against it");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    let version = lines.next().unwrap_or_default().to_owned();
+    let enabled: BTreeSet<String> = lines
+        .filter_map(|l| l.split_whitespace().nth(1).map(str::to_owned))
+        .collect();
+    let listed: BTreeSet<String> = bash::BUILTINS.iter().map(|b| (*b).to_owned()).collect();
+    assert_eq!(
+        enabled, listed,
+        "GNU bash {version}'s `enable -a` differs from rbv::grammar::bash::BUILTINS"
     );
 }
 

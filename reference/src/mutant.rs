@@ -86,7 +86,7 @@ mutants! {
     WorkspaceBlind = "workspace-blind":
         "§2.1: every file a redirection or a file-writing program writes is a reversible workspace edit, also `/etc/hosts`, `~/.bashrc` or `.git/hooks/`",
     ExpansionCodeBlind = "expansion-code-blind":
-        "§4.4: a variable's value is data wherever it expands: `${x@P}` prompt expansion, arithmetic (`$((x))`, `((x))`) and `${!x}` indirection are not read as code",
+        "§4.4: a variable's value is data wherever it expands: `${x@P}` prompt expansion, arithmetic (`$((x))`, `((x))`, the numbers and subscripts builtins and `[[ -eq ]]` evaluate) and `${!x}` indirection are not read as code",
     ResolveBlind = "resolve-blind":
         "§4.4: curl's `--resolve`, `--connect-to` and proxy options are ignored: the request is judged by the URL's host name, not by the address the connection goes to",
     OptionPrefixExact = "option-prefix-exact":

@@ -1,6 +1,6 @@
 //! Grammar coverage: which productions of the grammars the inspectors read
-//! (sqlparser's SQL) the corpus's payloads exercise, computed by parsing
-//! each payload with the reference's own parser, against the checked-in
+//! (sqlparser's SQL, brush-parser's bash) the corpus's payloads exercise,
+//! computed by parsing each payload with the reference's own parser, against the checked-in
 //! list of every production (`cases/grammar/<name>.yaml`). Each listed
 //! production is exercised by a case, on the unsafe side and/or the
 //! precision side, declared irrelevant with a reason, or declared foreign
@@ -8,6 +8,7 @@
 //! list equal to the parser's source, so a new parser version that adds a
 //! variant fails until it is listed.
 
+pub mod bash;
 pub mod sql;
 
 use crate::case::model::Action;
@@ -79,8 +80,14 @@ impl Declared {
             if p.irrelevant.is_some() && p.foreign.is_some() {
                 out.push(format!("`{}`: both `irrelevant` and `foreign`", p.name));
             }
-            if let (Some(foreign), "sql") = (&p.foreign, self.grammar.as_str()) {
-                out.extend(sql::foreign_problem(&p.name, foreign));
+            match (&p.foreign, self.grammar.as_str()) {
+                (Some(foreign), "sql") => out.extend(sql::foreign_problem(&p.name, foreign)),
+                // bash has one dialect on the wire: nothing is another's.
+                (Some(_), grammar) => out.push(format!(
+                    "`{}`: `foreign` is a declaration of the sql grammar, not of {grammar}",
+                    p.name
+                )),
+                (None, _) => {}
             }
         }
         out
@@ -88,7 +95,7 @@ impl Declared {
 }
 
 /// The grammars rbv measures.
-pub const GRAMMARS: &[&str] = &["sql"];
+pub const GRAMMARS: &[&str] = &["sql", "bash"];
 
 /// How a production is covered.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -195,6 +202,22 @@ fn exercised(case: &Case, out: &mut BTreeMap<(String, String), Covered>) {
     for step in &case.steps {
         let (under, over) = crate::case::judge_sides(step);
         for op in step_operations(&step.action) {
+            if op.kind == Some(OperationKind::Shell) {
+                let Some(command) = op.arguments.get("command").and_then(|v| v.as_str()) else {
+                    continue;
+                };
+                for production in bash::productions(command) {
+                    let c = out.entry(("bash".to_owned(), production)).or_default();
+                    if under {
+                        c.unsafe_cases.insert(case.id.clone());
+                    }
+                    if over {
+                        c.precision_cases.insert(case.id.clone());
+                    }
+                    c.readings.insert("bash");
+                }
+                continue;
+            }
             if op.kind != Some(OperationKind::Sql) {
                 continue;
             }

@@ -147,6 +147,7 @@
 //!   code inside code) and unparseable input escalate without inspection.
 
 mod argv;
+mod arith;
 mod build;
 mod deploy;
 mod files;
@@ -206,6 +207,32 @@ pub fn inspect_in(
         }
     }
     found
+}
+
+/// Most levels of code inside code the walker inspects (`$(…)` inside
+/// `$(…)` …); deeper text fails safe.
+pub const MAX_NESTED: usize = guard::MAX_DEPTH;
+
+/// The program `command` parses to, as the walker parses it, handed to `f`
+/// on a stack with room for its nesting. `None` where the inspector fails
+/// safe without a program: the guard refuses the text, it does not parse,
+/// or the parser panics. For readers of what a command line exercises
+/// (rbv's grammar coverage), which must see the parse the inspector sees.
+pub fn with_program<R>(
+    command: &str,
+    f: impl FnOnce(&brush_parser::ast::Program) -> R,
+) -> Option<R> {
+    let openers = guard::check(command).ok()?;
+    let needed = guard::stack_needed(openers);
+    let parse = std::panic::AssertUnwindSafe(|| {
+        stacker::maybe_grow(needed, needed, || {
+            let options = brush_parser::ParserOptions::default();
+            let mut parser =
+                brush_parser::Parser::new(std::io::Cursor::new(command.as_bytes()), &options);
+            parser.parse_program().ok().map(|program| f(&program))
+        })
+    });
+    std::panic::catch_unwind(parse).ok().flatten()
 }
 
 /// Parses and walks in the caller's thread (the walker grows the stack

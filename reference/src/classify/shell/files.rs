@@ -39,7 +39,8 @@ const READS: &[&str] = &[
     "dirs", "export", "set", "unset", "shift", "local", "declare",
     "typeset", "readonly", "return", "exit", "break", "continue", "wait", "read", "mapfile",
     "readarray", "hash", "umask", "shopt", "getopts", "let", "jobs", "bg", "fg", "disown",
-    "times", "logout", "suspend", "compgen", "complete", "caller", "ulimit",
+    "times", "logout", "suspend", "compgen", "complete", "caller", "ulimit", "unalias",
+    "compopt",
 ];
 
 /// Programs that send a name or a probe to other hosts: name lookups, whose
@@ -101,7 +102,12 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
         "sed" | "gsed" => scripts::sed(w, args),
         "awk" | "gawk" | "mawk" | "nawk" => scripts::awk(args),
         "tee" => {
-            let files: Vec<_> = operands(args).into_iter().filter(|a| !null(a)).collect();
+            // A device with no effect (`/dev/null`, `/dev/stderr`, a process
+            // substitution's `/dev/fd/N`) is no file, as for a redirection.
+            let files: Vec<_> = operands(args)
+                .into_iter()
+                .filter(|a| !super::walk::is_null_device(a))
+                .collect();
             let found = if files.is_empty() {
                 read("`tee` copies its input to the output")
             } else if has_flag(name, args, Some('a'), &["append"]) {

@@ -367,7 +367,8 @@ fn code_runner(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Optio
             }
         }
         "trap" => match args.first() {
-            Some(a) if a.text == "-p" || a.text == "-l" || args.len() == 1 => {
+            // `trap - SIGNAL…` resets the signals' handlers (bash(1)).
+            Some(a) if a.text == "-p" || a.text == "-l" || a.text == "-" || args.len() == 1 => {
                 read("`trap` lists or resets")
             }
             Some(a) => match a.value() {

@@ -4,12 +4,13 @@
 use std::collections::HashSet;
 
 use brush_parser::ast::{
-    AndOr, AndOrList, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList,
-    ExtendedTestExpr, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline, Program,
-    SimpleCommand, Word,
+    AndOr, AndOrList, BinaryPredicate, Command, CommandPrefixOrSuffixItem, CompoundCommand,
+    CompoundList, ExtendedTestExpr, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline,
+    Program, SimpleCommand, UnaryPredicate, Word,
 };
 use brush_parser::ParserOptions;
 
+use super::arith;
 use super::place::{self, Place};
 use super::word::{self, Arg, Embedded, Evaluation};
 use super::{
@@ -86,6 +87,27 @@ impl Walker {
     /// Where `path` lies: resolved in the declared workspace, or by the
     /// default rule from the directory `cd` entered.
     pub fn place(&self, path: &Arg) -> Place {
+        // A brace pattern names every word it expands to: the path lies
+        // where the worst of them does (`tee -a {notes.txt,/etc/hosts}`).
+        if path.pattern {
+            if let Some(words) = word::brace_words(&path.text, &self.options) {
+                return words
+                    .into_iter()
+                    .map(|text| {
+                        self.place_of(&Arg {
+                            text,
+                            resolved: path.resolved,
+                            pattern: true,
+                        })
+                    })
+                    .max_by_key(|p| caution(*p))
+                    .unwrap_or(Place::Unknown);
+            }
+        }
+        self.place_of(path)
+    }
+
+    fn place_of(&self, path: &Arg) -> Place {
         match &self.declared {
             Some(d) => d.place(path),
             None => place::from(path, self.cwd),
@@ -223,12 +245,30 @@ impl Walker {
                 self.test(b, out);
             }
             ExtendedTestExpr::Not(e) | ExtendedTestExpr::Parenthesized(e) => self.test(e, out),
-            ExtendedTestExpr::UnaryTest(_, w) => {
-                self.word(w, out);
+            ExtendedTestExpr::UnaryTest(p, w) => {
+                let arg = self.word(w, out);
+                // `-v a[…]`: the subscript of the name tested is arithmetic.
+                if matches!(p, UnaryPredicate::ShellVariableIsSetAndAssigned) {
+                    if let Some(s) = arith::subscript(&arg.text) {
+                        self.arithmetic(s, out);
+                    }
+                }
             }
-            ExtendedTestExpr::BinaryTest(_, a, b) => {
-                self.word(a, out);
-                self.word(b, out);
+            ExtendedTestExpr::BinaryTest(p, a, b) => {
+                let a = self.word(a, out);
+                let b = self.word(b, out);
+                if matches!(
+                    p,
+                    BinaryPredicate::ArithmeticEqualTo
+                        | BinaryPredicate::ArithmeticNotEqualTo
+                        | BinaryPredicate::ArithmeticLessThan
+                        | BinaryPredicate::ArithmeticLessThanOrEqualTo
+                        | BinaryPredicate::ArithmeticGreaterThan
+                        | BinaryPredicate::ArithmeticGreaterThanOrEqualTo
+                ) {
+                    self.arithmetic(&a.text, out);
+                    self.arithmetic(&b.text, out);
+                }
             }
         }
     }
@@ -310,6 +350,10 @@ impl Walker {
                 // anything (§4.1), but their values still expand.
                 CommandPrefixOrSuffixItem::AssignmentWord(_, w) if in_prefix => {
                     let assigned = self.word(w, out);
+                    // `a[…]=v`: an indexed array's subscript is arithmetic.
+                    if let Some(s) = arith::subscript(&assigned.text) {
+                        self.arithmetic(s, out);
+                    }
                     out.extend(programs::assignment(self, &assigned));
                     if simple.word_or_name.is_none() {
                         self.set_var(&assigned);
@@ -326,6 +370,14 @@ impl Walker {
         }
         for r in redirects {
             self.redirect(r, &mut stdin, out);
+        }
+        if let Some((first, rest)) = argv.split_first() {
+            if first.resolved {
+                for operand in arith::operands(&first.text, rest) {
+                    let (arith::Reading::Expression(t) | arith::Reading::Subscript(t)) = operand;
+                    self.arithmetic(t, out);
+                }
+            }
         }
         if let Some(first) = argv.first() {
             if first.resolved && self.is_function(&first.text) {
@@ -358,6 +410,17 @@ impl Walker {
                 }
             }
         }
+    }
+
+    /// Text bash evaluates as arithmetic (`arith`): the code in it runs
+    /// before it is evaluated, and the names in it are evaluated in turn.
+    fn arithmetic(&mut self, text: &str, out: &mut Vec<Inspection>) {
+        // The planted defect reads every arithmetic operand as data.
+        if self.planted(Mutant::ExpansionCodeBlind) {
+            return;
+        }
+        self.embedded_text(text, out);
+        self.embedded(word::arithmetic_names(text), out);
     }
 
     fn embedded_text(&mut self, text: &str, out: &mut Vec<Inspection>) {
@@ -549,7 +612,18 @@ fn socket(path: &Arg) -> Option<Inspection> {
     })
 }
 
-fn is_null_device(path: &Arg) -> bool {
+/// How much a write at a place adds (`place::write`): what later
+/// commands run, then a path known only at run time, then elsewhere.
+fn caution(place: Place) -> u8 {
+    match place {
+        Place::Workspace => 0,
+        Place::Home | Place::Temp | Place::Elsewhere => 1,
+        Place::Unknown => 2,
+        Place::System | Place::HomeConfig | Place::RepoConfig => 3,
+    }
+}
+
+pub fn is_null_device(path: &Arg) -> bool {
     path.resolved
         && (matches!(
             path.text.as_str(),

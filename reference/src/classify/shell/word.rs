@@ -124,6 +124,53 @@ fn evaluated(inner: &str) -> Option<Embedded> {
     .then(|| Embedded::Evaluated(name.to_owned(), Evaluation::Expression))
 }
 
+/// Most words a brace expansion is taken apart into; a larger one is
+/// judged as the pattern it is.
+const MAX_BRACE_WORDS: usize = 64;
+
+/// The words brace expansion makes of `text` (`a{b,c}` is `ab` and `ac`;
+/// a sequence `{1..9}` by its ends), or `None` when it has no brace
+/// expression or makes too many.
+pub fn brace_words(text: &str, options: &ParserOptions) -> Option<Vec<String>> {
+    use brush_parser::word::BraceExpressionOrText as Item;
+    fn expand(items: &[Item]) -> Option<Vec<String>> {
+        let mut out = vec![String::new()];
+        for item in items {
+            let alternatives = match item {
+                Item::Text(t) => vec![t.clone()],
+                Item::Expr(members) => {
+                    let mut all = Vec::new();
+                    for m in members {
+                        all.extend(member(m)?);
+                    }
+                    all
+                }
+            };
+            out = out
+                .iter()
+                .flat_map(|prefix| alternatives.iter().map(move |a| format!("{prefix}{a}")))
+                .collect();
+            if out.len() > MAX_BRACE_WORDS {
+                return None;
+            }
+        }
+        Some(out)
+    }
+    fn member(m: &brush_parser::word::BraceExpressionMember) -> Option<Vec<String>> {
+        use brush_parser::word::BraceExpressionMember as M;
+        Some(match m {
+            M::NumberSequence { start, end, .. } => vec![start.to_string(), end.to_string()],
+            M::CharSequence { start, end, .. } => vec![start.to_string(), end.to_string()],
+            M::Child(items) => expand(items)?,
+        })
+    }
+    let items = brush_parser::word::parse_brace_expansions(text, options).ok()??;
+    if !items.iter().any(|i| matches!(i, Item::Expr(_))) {
+        return None;
+    }
+    expand(&items)
+}
+
 /// Reads a word of a command line (quotes are syntax).
 pub fn read(raw: &str, options: &ParserOptions) -> Result<(Arg, Vec<Embedded>), String> {
     if raw.contains("$(") && raw.contains("<<") {
@@ -414,4 +461,25 @@ pub fn ansi_c(body: &str) -> String {
 
 fn push_code(out: &mut String, code: u32) {
     out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn brace_words_are_every_alternative_nested_and_sequences_by_their_ends() {
+        let o = ParserOptions::default();
+        assert_eq!(
+            brace_words("{a,/etc}/hosts", &o).unwrap(),
+            ["a/hosts", "/etc/hosts"]
+        );
+        assert_eq!(
+            brace_words("x{1..9}{a,b{c,d}}", &o).unwrap(),
+            ["x1a", "x1bc", "x1bd", "x9a", "x9bc", "x9bd"]
+        );
+        assert_eq!(brace_words("plain.txt", &o), None);
+        // Too many words: the caller judges the pattern as it is.
+        assert_eq!(brace_words(&"{a,b}".repeat(7), &o), None);
+    }
 }
