@@ -40,12 +40,7 @@ pub fn write(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
     let heads: Vec<TestSuite> = areas
         .iter()
         .map(|(area, cases)| {
-            let mut suite = TestSuite::new(*area);
-            suite.add_properties(properties.iter().cloned());
-            if let Some(t) = started {
-                suite.set_timestamp(t);
-            }
-            suite.set_time(duration(cases.iter().map(|c| c.duration_ms).sum()));
+            let mut suite = suite_head(area, cases, &properties, started);
             for case in cases {
                 tally(&mut suite, &test_case(case).status);
             }
@@ -100,12 +95,7 @@ pub fn model(report: &Report) -> quick_junit::Report {
     let mut properties = run_properties(report);
     properties.extend(super::campaign::junit_properties(report));
     for (area, cases) in report.areas() {
-        let mut suite = TestSuite::new(area);
-        suite.add_properties(properties.iter().cloned());
-        if let Some(t) = started {
-            suite.set_timestamp(t);
-        }
-        suite.set_time(duration(cases.iter().map(|c| c.duration_ms).sum()));
+        let mut suite = suite_head(area, &cases, &properties, started);
         suite.add_test_cases(cases.iter().map(|c| test_case(c)));
         junit.add_test_suite(suite);
     }
@@ -113,6 +103,23 @@ pub fn model(report: &Report) -> quick_junit::Report {
         junit.add_test_suite(suite);
     }
     junit
+}
+
+/// An area's suite without its testcases: name, the run's properties,
+/// start and total time.
+fn suite_head(
+    area: &str,
+    cases: &[&CaseResult],
+    properties: &[Property],
+    started: Option<chrono::DateTime<chrono::FixedOffset>>,
+) -> TestSuite {
+    let mut suite = TestSuite::new(area);
+    suite.add_properties(properties.iter().cloned());
+    if let Some(t) = started {
+        suite.set_timestamp(t);
+    }
+    suite.set_time(duration(cases.iter().map(|c| c.duration_ms).sum()));
+    suite
 }
 
 /// Counts a testcase of `status` into `suite`, as quick-junit's
