@@ -98,7 +98,7 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
         }
         "find" => scripts::find(w, args),
         "sed" | "gsed" => scripts::sed(w, args),
-        "awk" | "gawk" | "mawk" | "nawk" => scripts::awk(args),
+        "awk" | "gawk" | "mawk" | "nawk" => scripts::awk(w.planted(Mutant::AwkSourcesBlind), args),
         "tee" => {
             let files: Vec<_> = operands(args).into_iter().filter(|a| !null(a)).collect();
             let found = if files.is_empty() {

@@ -244,13 +244,13 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
                 name,
                 args,
                 &[
+                    // `-i[R]`, `-e[EOF]`, `-l[N]`, `--replace[=R]`, `--eof[=EOF]`
+                    // and `--max-lines[=N]` take their value attached only
+                    // (xargs(1)): the next word is the command.
                     "-I",
-                    "-i",
                     "-d",
                     "-E",
-                    "-e",
                     "-L",
-                    "-l",
                     "-n",
                     "-P",
                     "-s",
@@ -259,17 +259,33 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
                     "--delimiter",
                     "--max-args",
                     "--max-procs",
-                    "--max-lines",
-                    "--replace",
-                    "--eof",
                     "--max-chars",
                     "--process-slot-var",
                 ],
             );
-            // Arguments read from stdin are data appended to the command.
-            w.per_file(|w| {
-                then_run(w, rest, &Stdin::Inherited, || {
-                    read("`xargs` echoes its input")
+            // Arguments read from stdin are data appended to the command,
+            // or with `-I R`/`-i[R]`/`--replace[=R]` put in place of R
+            // (default `{}`) inside its arguments.
+            let own = &args[..args.len() - rest.len()];
+            let replaced = super::argv::option_value(name, own, Some("-I"), None).or_else(|| {
+                own.iter().find_map(|a| {
+                    let t = a.text.as_str();
+                    let r = t
+                        .strip_prefix("--replace")
+                        .map(|r| r.strip_prefix('=').unwrap_or(r))
+                        .or_else(|| t.strip_prefix("-i"))?;
+                    Some(if r.is_empty() {
+                        "{}".to_owned()
+                    } else {
+                        r.to_owned()
+                    })
+                })
+            });
+            w.replacing(replaced, |w| {
+                w.per_file(|w| {
+                    then_run(w, rest, &Stdin::Inherited, || {
+                        read("`xargs` echoes its input")
+                    })
                 })
             })
         }
@@ -548,6 +564,21 @@ pub fn env_assignment(text: &str) -> Option<(&str, &str)> {
     .then_some((name, value))
 }
 
+/// Variables that name the project, repository or configuration a tool
+/// runs, like its project options (`project_options`): git(1) ENVIRONMENT
+/// (`GIT_DIR`, `GIT_WORK_TREE`, `GIT_COMMON_DIR`: the repository whose
+/// config and hooks run), the GNU make manual §3.4 (`MAKEFILES`: read
+/// before the makefile), Bundler's `BUNDLE_GEMFILE`, cargo's `CARGO_HOME`
+/// (its config.toml names the rustc wrapper and runners), npm's and pip's
+/// configuration files (`npm_config_userconfig`, `PIP_CONFIG_FILE`). Set
+/// to a place outside the workspace, the tool runs code nobody vouches for.
+#[rustfmt::skip]
+const PROJECT_VARS: &[&str] = &[
+    "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "MAKEFILES", "BUNDLE_GEMFILE", "CARGO_HOME",
+    "npm_config_userconfig", "NPM_CONFIG_USERCONFIG", "npm_config_globalconfig",
+    "NPM_CONFIG_GLOBALCONFIG", "PIP_CONFIG_FILE",
+];
+
 /// Variables whose value a program runs as a command.
 #[rustfmt::skip]
 const RUNS_VALUE: &[&str] = &[
@@ -566,7 +597,40 @@ const LOADS_CODE: &[&str] = &[
     "BASH_ENV", "ENV", "PERL5OPT", "RUBYOPT", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL",
     "GIT_CONFIG_SYSTEM", "GIT_EXEC_PATH", "SHELLOPTS", "BASHOPTS", "GIT_CONFIG",
     "RIPGREP_CONFIG_PATH", "PERL5LIB", "RUBYLIB",
+    // python(1) ENVIRONMENT: a file executed before the first prompt, and
+    // the callable `breakpoint()` imports and calls.
+    "PYTHONSTARTUP", "PYTHONBREAKPOINT",
+    // perlrun(1): the code of the debugger `-d` loads.
+    "PERL5DB",
 ];
+
+/// Variables a Java launcher or build tool adds to every JVM's options
+/// (the `java` tool's reference: `JDK_JAVA_OPTIONS`, the JVM TI
+/// specification: `JAVA_TOOL_OPTIONS`; Maven's and Gradle's launch
+/// scripts), and the JVM options among them that load or run other code:
+/// an agent (`-javaagent:`, `-agentlib:`, `-agentpath:`), a boot class
+/// path, and the commands `-XX:OnError`/`-XX:OnOutOfMemoryError` run.
+const JVM_OPTIONS_VARS: &[&str] = &[
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+    "JAVA_OPTS",
+    "MAVEN_OPTS",
+    "GRADLE_OPTS",
+];
+const JVM_LOADS_CODE: &[&str] = &[
+    "-javaagent",
+    "-agentlib",
+    "-agentpath",
+    "-Xbootclasspath",
+    "-XX:OnError",
+    "-XX:OnOutOfMemoryError",
+];
+
+/// bash manual §6.9 Controlling the Prompt: `PS0`, `PS1`, `PS2` and `PS4`
+/// are expanded as prompts (`promptvars`), so a command substitution in
+/// their value runs at every prompt or traced command.
+const PROMPT_VARS: &[&str] = &["PS0", "PS1", "PS2", "PS4"];
 
 /// The effect of setting a variable. Assignments never lower anything
 /// (§4.1); a few variables name code that programs will run, so setting
@@ -582,6 +646,18 @@ pub fn assignment(w: &mut Walker, arg: &Arg) -> Option<Inspection> {
         && (name.ends_with("_RUNNER") || name.ends_with("_LINKER"));
     if LOOKUP_PATHS.contains(&name) {
         return lookup_path(w, name, value);
+    }
+    if PROJECT_VARS.contains(&name) {
+        let place = Arg {
+            text: value.to_owned(),
+            resolved: arg.resolved,
+            pattern: false,
+        };
+        return code_outside(w, &place, PROJECT).then(|| {
+            unknown(format!(
+                "`{name}` names the project or configuration a tool runs from `{value}`: outside the workspace"
+            ))
+        });
     }
     if RUNS_VALUE.contains(&name) || cargo_target {
         return Some(if arg.resolved {
@@ -603,9 +679,129 @@ pub fn assignment(w: &mut Walker, arg: &Arg) -> Option<Inspection> {
             ]
             .iter()
             .any(|o| value.contains(o)))
-        || (name == "PS4" && super::word::may_execute(value))
+        || (JVM_OPTIONS_VARS.contains(&name) && JVM_LOADS_CODE.iter().any(|o| value.contains(o)))
+        || (PROMPT_VARS.contains(&name) && super::word::may_execute(value))
         // `GIT_CONFIG_KEY_<n>` pairs with `GIT_CONFIG_VALUE_<n>` like `git -c`.
         || (name.starts_with("GIT_CONFIG_KEY_") && (!arg.resolved || git::config_runs_code(value)))
         || (name == "GOFLAGS" && ["exec", "toolexec", "vettool"].iter().any(|o| value.contains(o)));
     loads.then(|| unknown(format!("`{name}` makes programs load or run other code")))
+}
+
+/// The arguments a builtin evaluates as arithmetic or reads as a variable
+/// name, whose subscript is arithmetic (issue 25, item 3). From the bash
+/// manual, §4.2 Bash Builtin Commands and §6.5 Shell Arithmetic: `let`
+/// evaluates each argument; `declare`, `typeset`, `local`, `readonly` and
+/// `export` read each `NAME[=value]` (with `-i` the value is arithmetic,
+/// with `-n` it is a name); `printf -v NAME`, `read NAME…` and `read -a
+/// NAME`, `mapfile`/`readarray ARRAY`, `unset NAME…`, `getopts OPTSTRING
+/// NAME`, `wait -p NAME` and `test`/`[ -v NAME` take names. Bash evaluates
+/// a name's subscript (`a[$(…)]`) where it assigns or tests it, so a
+/// variable's value given there runs its substitutions
+/// (`x='a[$(rm -rf ~)]'; read "$x"`). The caller evaluates the names in
+/// each returned text.
+pub fn arithmetic_operands(argv: &[Arg]) -> Vec<&str> {
+    let Some((first, args)) = argv.split_first() else {
+        return Vec::new();
+    };
+    if !first.resolved {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    match first.text.as_str() {
+        "let" => found.extend(args.iter().map(|a| a.text.as_str())),
+        "declare" | "typeset" | "local" | "readonly" | "export" => {
+            let flags: String = args
+                .iter()
+                .filter(|a| a.text.starts_with(['-', '+']))
+                .flat_map(|a| a.text.chars().skip(1))
+                .collect();
+            for a in args.iter().filter(|a| !a.text.starts_with(['-', '+'])) {
+                match a.text.split_once('=') {
+                    Some((name, value)) => {
+                        found.push(name.strip_suffix('+').unwrap_or(name));
+                        if flags.contains(['i', 'n']) {
+                            found.push(value);
+                        }
+                    }
+                    None => found.push(&a.text),
+                }
+            }
+        }
+        "printf" => {
+            builtin_operands(args, "v", "v", &mut found);
+        }
+        "read" => {
+            let start = builtin_operands(args, "adinNptu", "a", &mut found);
+            found.extend(
+                args[start.min(args.len())..]
+                    .iter()
+                    .map(|a| a.text.as_str()),
+            );
+        }
+        "mapfile" | "readarray" => {
+            let start = builtin_operands(args, "dnOsuCc", "", &mut found);
+            found.extend(
+                args[start.min(args.len())..]
+                    .iter()
+                    .map(|a| a.text.as_str()),
+            );
+        }
+        "unset" => {
+            let start = builtin_operands(args, "", "", &mut found);
+            found.extend(
+                args[start.min(args.len())..]
+                    .iter()
+                    .map(|a| a.text.as_str()),
+            );
+        }
+        "getopts" => found.extend(args.get(1).map(|a| a.text.as_str())),
+        "wait" => {
+            builtin_operands(args, "p", "p", &mut found);
+        }
+        "test" | "[" => found.extend(
+            args.windows(2)
+                .filter(|w| w[0].text == "-v")
+                .map(|w| w[1].text.as_str()),
+        ),
+        _ => {}
+    }
+    found
+}
+
+/// Walks the options of a builtin (`-ab`, `-aVALUE`, `-a VALUE`) whose
+/// letters in `valued` take a value; the value of one in `named` is a
+/// variable name, pushed to `found`. Returns the index of the first operand.
+fn builtin_operands<'a>(
+    args: &'a [Arg],
+    valued: &str,
+    named: &str,
+    found: &mut Vec<&'a str>,
+) -> usize {
+    let mut i = 0;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        if t == "--" {
+            return i + 1;
+        }
+        let Some(letters) = t.strip_prefix('-').filter(|l| !l.is_empty()) else {
+            return i;
+        };
+        for (j, c) in letters.char_indices() {
+            if valued.contains(c) {
+                let rest = &letters[j + c.len_utf8()..];
+                let value = if rest.is_empty() {
+                    i += 1;
+                    args.get(i).map(|a| a.text.as_str())
+                } else {
+                    Some(rest)
+                };
+                if let Some(v) = value.filter(|_| named.contains(c)) {
+                    found.push(v);
+                }
+                break;
+            }
+        }
+        i += 1;
+    }
+    args.len()
 }

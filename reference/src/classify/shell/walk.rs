@@ -4,9 +4,9 @@
 use std::collections::HashSet;
 
 use brush_parser::ast::{
-    AndOr, AndOrList, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList,
-    ExtendedTestExpr, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline, Program,
-    SimpleCommand, Word,
+    AndOr, AndOrList, BinaryPredicate, Command, CommandPrefixOrSuffixItem, CompoundCommand,
+    CompoundList, ExtendedTestExpr, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline,
+    Program, SimpleCommand, UnaryPredicate, Word,
 };
 use brush_parser::ParserOptions;
 
@@ -55,6 +55,9 @@ pub struct Walker {
     /// Variables this command line set: their value when it is literal,
     /// `None` when an expansion decides it.
     vars: std::collections::HashMap<String, Option<String>>,
+    /// The string `find -exec` (`{}`) or `xargs -I R` replaces with names
+    /// read at run time in the arguments of the command it runs.
+    replaced: Option<String>,
 }
 
 impl Walker {
@@ -70,6 +73,7 @@ impl Walker {
             cwd: None,
             declared,
             vars: std::collections::HashMap::new(),
+            replaced: None,
         };
         w.moved();
         w
@@ -128,6 +132,19 @@ impl Walker {
         if self.depth >= guard::MAX_DEPTH {
             return unknown(format!("not inspected: {}", guard::Refusal::Deep));
         }
+        // findutils' manual: `-exec` replaces `{}` "everywhere it occurs
+        // in the arguments"; xargs' `-I R` replaces R "in the initial
+        // arguments". In an argument that runs as code, a file name or
+        // input line becomes code (`find -exec sh -c 'cat {}'`, a file
+        // named `$(rm -rf ~)`): what runs is known only at run time.
+        if let Some(r) = self.replaced.as_deref() {
+            if text.contains(r) && !self.planted(Mutant::ReplacementAsData) {
+                return unknown(format!(
+                    "`{r}` in code is replaced by names read at run time: they run as code"
+                ));
+            }
+        }
+        let replaced = self.replaced.take();
         let saved = self.functions.clone();
         let cwd = self.cwd;
         let declared = self.declared.clone();
@@ -137,6 +154,16 @@ impl Walker {
         self.functions = saved;
         self.cwd = cwd;
         self.declared = declared;
+        self.replaced = replaced;
+        found
+    }
+
+    /// Runs `f` for a command whose arguments get `replaced` (the
+    /// replacement string of `find -exec` or `xargs -I`) substituted.
+    pub fn replacing<T>(&mut self, replaced: Option<String>, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = std::mem::replace(&mut self.replaced, replaced);
+        let found = f(self);
+        self.replaced = saved;
         found
     }
 
@@ -223,12 +250,36 @@ impl Walker {
                 self.test(b, out);
             }
             ExtendedTestExpr::Not(e) | ExtendedTestExpr::Parenthesized(e) => self.test(e, out),
-            ExtendedTestExpr::UnaryTest(_, w) => {
+            ExtendedTestExpr::UnaryTest(op, w) => {
                 self.word(w, out);
+                // `-v NAME`: the operand is a variable name whose subscript
+                // bash evaluates (bash manual §6.4).
+                if matches!(
+                    op,
+                    UnaryPredicate::ShellVariableIsSetAndAssigned
+                        | UnaryPredicate::ShellVariableIsSetAndNameRef
+                ) {
+                    self.embedded(word::arithmetic_names(&w.value), out);
+                }
             }
-            ExtendedTestExpr::BinaryTest(_, a, b) => {
+            ExtendedTestExpr::BinaryTest(op, a, b) => {
                 self.word(a, out);
                 self.word(b, out);
+                // bash manual §6.4: "When used with the [[ command, arg1 and
+                // arg2 are evaluated as arithmetic expressions" for -eq, -ne,
+                // -lt, -le, -gt, -ge.
+                if matches!(
+                    op,
+                    BinaryPredicate::ArithmeticEqualTo
+                        | BinaryPredicate::ArithmeticNotEqualTo
+                        | BinaryPredicate::ArithmeticLessThan
+                        | BinaryPredicate::ArithmeticLessThanOrEqualTo
+                        | BinaryPredicate::ArithmeticGreaterThan
+                        | BinaryPredicate::ArithmeticGreaterThanOrEqualTo
+                ) {
+                    self.embedded(word::arithmetic_names(&a.value), out);
+                    self.embedded(word::arithmetic_names(&b.value), out);
+                }
             }
         }
     }
@@ -326,6 +377,10 @@ impl Walker {
         }
         for r in redirects {
             self.redirect(r, &mut stdin, out);
+        }
+        for text in programs::arithmetic_operands(&argv) {
+            let names = word::arithmetic_names(text);
+            self.embedded(names, out);
         }
         if let Some(first) = argv.first() {
             if first.resolved && self.is_function(&first.text) {
