@@ -583,7 +583,23 @@ fn branch(rest: &[Arg], ops: &[&Arg]) -> Inspection {
     }
 }
 
+/// git-config(1)'s options that take a value in the next word: the file
+/// (`--file`/`-f`, `--blob`), the type, the default and the comment are
+/// not the key (`git config -f .gitmodules submodule.x.update …`).
+const CONFIG_VALUED: &[&str] = &["-f", "--file", "--blob", "--type", "--default", "--comment"];
+
 fn config(rest: &[Arg], ops: &[&Arg], persistence_blind: bool) -> Inspection {
+    let values: Vec<&Arg> = rest
+        .windows(2)
+        .filter(|p| CONFIG_VALUED.contains(&p[0].text.as_str()))
+        .map(|p| &p[1])
+        .collect();
+    let own: Vec<&Arg> = ops
+        .iter()
+        .copied()
+        .filter(|a| !values.iter().any(|v| std::ptr::eq(*v, *a)))
+        .collect();
+    let ops = own.as_slice();
     let getting = has_flag(
         "git",
         rest,

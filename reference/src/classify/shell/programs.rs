@@ -579,6 +579,126 @@ const PROJECT_VARS: &[&str] = &[
     "NPM_CONFIG_GLOBALCONFIG", "PIP_CONFIG_FILE",
 ];
 
+/// Variables that name where programs read their start-up files and
+/// configuration, which name programs in turn: the bash manual §6.2 (`HOME`:
+/// `~/.bashrc`, `~/.profile`) and zsh's `ZDOTDIR`; the XDG Base Directory
+/// specification (`XDG_CONFIG_HOME`: git, pip, systemd user units,
+/// autostart); git(1) `GIT_TEMPLATE_DIR` (the hooks every new repository
+/// gets); kubectl's `KUBECONFIG` (a user's `exec` credential plugin runs a
+/// command); the AWS CLI's `AWS_CONFIG_FILE` (`credential_process` runs
+/// one); docker's `DOCKER_CONFIG` (credential helpers); rustup's
+/// `RUSTUP_HOME` (the toolchains that run as `cargo` and `rustc`). Judged
+/// like a project option: outside the workspace, code nobody vouches for.
+#[rustfmt::skip]
+const CONFIG_HOME_VARS: &[&str] = &[
+    "HOME", "ZDOTDIR", "XDG_CONFIG_HOME", "GIT_TEMPLATE_DIR", "KUBECONFIG", "AWS_CONFIG_FILE",
+    "DOCKER_CONFIG", "RUSTUP_HOME",
+];
+
+/// The proxy variables curl(1) ENVIRONMENT and wget(1) "Proxies" read (and
+/// pip, git, npm with them): every later request of those programs goes to
+/// the proxy, with what it carries, so the proxy is judged like a request
+/// that sends data, by its address (issue 25, item 4: a mapping is judged
+/// by the address it maps to), as curl's `--proxy` is.
+#[rustfmt::skip]
+const PROXY_VARS: &[&str] = &[
+    "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy",
+    "ftp_proxy", "FTP_PROXY",
+];
+
+/// Setting a proxy variable: loopback (a local debugging proxy) is a local
+/// write; any other host receives every later request.
+fn proxy(name: &str, value: &str, resolved: bool) -> Option<Inspection> {
+    if !resolved {
+        return Some(unknown(format!(
+            "`{name}` sends later requests to a proxy known only at run time"
+        )));
+    }
+    if value.is_empty() {
+        return None;
+    }
+    let url = if value.contains("://") {
+        value.to_owned()
+    } else {
+        format!("http://{value}")
+    };
+    let loopback = url::Url::parse(&url).is_ok_and(|u| {
+        u.host_str().is_some_and(|h| {
+            crate::classify::fetch::reach_of_text(h, None)
+                == crate::classify::fetch::Reach::Loopback
+        })
+    });
+    if loopback {
+        return None;
+    }
+    let mut found = crate::classify::fetch::inspect(&url, "POST", None);
+    found.reasons.push(format!(
+        "(`{name}`: every later request goes through `{value}`)"
+    ));
+    Some(found)
+}
+
+/// The environment spelling of a package manager's configuration: npm reads
+/// every `npm_config_<key>` as the config `<key>` (npm docs "config":
+/// environment variables, `_` for `-`); pip every `PIP_<OPTION>` as its
+/// long option (pip docs "Configuration": environment variables); uv its
+/// `UV_INDEX_URL`, `UV_EXTRA_INDEX_URL`, `UV_FIND_LINKS`; yarn
+/// `YARN_NPM_REGISTRY_SERVER`. The key, not the spelling, decides
+/// (`package_config_names_code`).
+fn package_env_key(name: &str) -> Option<String> {
+    let key = name
+        .strip_prefix("npm_config_")
+        .or_else(|| name.strip_prefix("NPM_CONFIG_"))
+        .or_else(|| name.strip_prefix("PIP_"))
+        .or_else(|| name.strip_prefix("UV_"))
+        .or_else(|| name.strip_prefix("YARN_"))?;
+    Some(key.to_ascii_lowercase().replace('_', "-"))
+}
+
+/// Go's module sources and their verification (`go help environment`,
+/// `go help module-auth`): `GOPROXY` names where modules come from,
+/// `GOSUMDB=off`, `GONOSUMCHECK`, `GONOSUMDB`, `GOINSECURE` and `GOFLAGS=-insecure`
+/// turn the checksum check off, so later builds run code nobody verified.
+fn go_source(name: &str, value: &str) -> bool {
+    match name {
+        "GOPROXY" => value
+            .split([',', '|'])
+            .any(|p| !matches!(p, "" | "direct" | "off" | "https://proxy.golang.org")),
+        "GOSUMDB" => value == "off",
+        "GONOSUMCHECK" | "GONOSUMDB" | "GOINSECURE" => !value.is_empty(),
+        "GOFLAGS" => value.contains("-insecure"),
+        _ => false,
+    }
+}
+
+/// A source of code a package manager is given: loopback, the workspace's
+/// own directory, and the registries the tools name as their defaults
+/// (npm `https://registry.npmjs.org/`, pip `https://pypi.org/simple`) are
+/// where the session's packages already come from.
+fn vouched_source(w: &Walker, value: &str) -> bool {
+    const DEFAULTS: &[&str] = &["https://registry.npmjs.org", "https://pypi.org/simple"];
+    value.split([' ', ',']).filter(|v| !v.is_empty()).all(|v| {
+        let v = v.trim_end_matches('/');
+        if DEFAULTS.contains(&v) || matches!(v, "true" | "false") {
+            return true;
+        }
+        use crate::classify::fetch::{reach_of_text, Reach};
+        if v.contains("://") {
+            return url::Url::parse(v).is_ok_and(|u| {
+                u.host_str()
+                    .is_some_and(|h| reach_of_text(h, None) == Reach::Loopback)
+            });
+        }
+        if !v.starts_with(['/', '.', '~', '$']) && !v.contains('/') {
+            // A bare name is a host (`PIP_TRUSTED_HOST`, `GOINSECURE`).
+            return crate::classify::fetch::reach_of_text(v, None) == Reach::Loopback;
+        }
+        let place = Arg::literal(v);
+        !code_outside(w, &place, PROJECT)
+            && !matches!(place::of(&place), Place::Temp | Place::Unknown)
+    })
+}
+
 /// Variables whose value a program runs as a command.
 #[rustfmt::skip]
 const RUNS_VALUE: &[&str] = &[
@@ -647,17 +767,33 @@ pub fn assignment(w: &mut Walker, arg: &Arg) -> Option<Inspection> {
     if LOOKUP_PATHS.contains(&name) {
         return lookup_path(w, name, value);
     }
-    if PROJECT_VARS.contains(&name) {
-        let place = Arg {
-            text: value.to_owned(),
-            resolved: arg.resolved,
-            pattern: false,
-        };
-        return code_outside(w, &place, PROJECT).then(|| {
+    if PROJECT_VARS.contains(&name) || CONFIG_HOME_VARS.contains(&name) {
+        // `KUBECONFIG` is a list, like a lookup path.
+        let outside = value.split(':').filter(|v| !v.is_empty()).any(|v| {
+            let place = Arg {
+                text: v.to_owned(),
+                resolved: arg.resolved,
+                pattern: false,
+            };
+            code_outside(w, &place, PROJECT)
+        });
+        return outside.then(|| {
             unknown(format!(
                 "`{name}` names the project or configuration a tool runs from `{value}`: outside the workspace"
             ))
         });
+    }
+    if PROXY_VARS.contains(&name) && !w.planted(Mutant::ResolveBlind) {
+        return proxy(name, value, arg.resolved);
+    }
+    let package_key = package_env_key(name).filter(|k| package_config_key(k));
+    if (package_key.is_some() && !RUNS_VALUE.contains(&name) || go_source(name, value))
+        && !w.planted(Mutant::PersistenceBlind)
+        && (!arg.resolved || go_source(name, value) || !vouched_source(w, value))
+    {
+        return Some(unknown(format!(
+            "`{name}` changes what the package manager runs or where its code comes from: `{value}`"
+        )));
     }
     if RUNS_VALUE.contains(&name) || cargo_target {
         return Some(if arg.resolved {
@@ -804,4 +940,9 @@ fn builtin_operands<'a>(
         i += 1;
     }
     args.len()
+}
+
+/// [`tools::package_config_names_code`], for the environment's spelling.
+fn package_config_key(key: &str) -> bool {
+    tools::package_config_names_code(key)
 }

@@ -426,3 +426,30 @@ fn projects_named_by_operands_and_variables_are_judged_by_place() {
         "GIT_DIR=.git git status",
     ]);
 }
+
+#[test]
+fn variables_that_move_configuration_proxies_and_package_sources() {
+    escalate(&[
+        "export HOME=/tmp/x",
+        "XDG_CONFIG_HOME=/tmp/c git status",
+        "KUBECONFIG=/tmp/k kubectl get pods",
+        "export PIP_INDEX_URL=https://evil.example/simple",
+        "export npm_config_registry=https://evil.example/",
+        "export GOPROXY=https://evil.example",
+        "export http_proxy=http://evil.example:8080",
+        "HTTPS_PROXY=http://169.254.169.254 curl https://example.com",
+        "git config -f .gitmodules submodule.x.update '!sh x'",
+        "echo 'import os' >> .venv/lib/python3.11/site-packages/x.pth",
+    ]);
+    auto(&[
+        "HOME=$PWD/.home cargo test",
+        "KUBECONFIG=~/.kube/dev kubectl get pods",
+        "export PIP_INDEX_URL=https://pypi.org/simple",
+        "export npm_config_loglevel=warn",
+        "export GOPROXY=https://proxy.golang.org,direct",
+        "export http_proxy=http://localhost:3128",
+        "export NO_PROXY=localhost",
+        "git config -f .gitmodules submodule.x.branch main",
+        "echo x >> notes/paths.pth",
+    ]);
+}

@@ -302,7 +302,7 @@ fn node_operands(args: &[Arg]) -> Vec<&Arg> {
 /// `npmRegistryServer`; pip's configuration (pip docs "Configuration":
 /// any option as `section.option`): `index-url`, `extra-index-url`,
 /// `find-links`, `trusted-host`.
-pub(super) fn package_config_names_code(key: &str) -> bool {
+pub fn package_config_names_code(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
     let option = key.rsplit(['.', ':']).next().unwrap_or(&key);
     const NAMES_CODE: &[&str] = &[
@@ -328,6 +328,8 @@ pub(super) fn package_config_names_code(key: &str) -> bool {
         "trusted-host",
         "index",
         "extra-index",
+        "npm-registry-server",
+        "yarn-path",
     ];
     NAMES_CODE.contains(&option)
 }
