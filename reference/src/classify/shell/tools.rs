@@ -350,6 +350,10 @@ fn package_config(name: &str, ops: &[&Arg]) -> Inspection {
         "set" | "delete" | "unset" | "edit" | "add" | "rm" | "remove" => {}
         _ => return read(format!("`{name} config` reads")),
     }
+    if matches!(action, "delete" | "unset" | "rm" | "remove") {
+        // Removing a key returns it to the tool's default: it names nothing.
+        return write(format!("`{name} config {action}` resets settings"));
+    }
     if action == "edit" {
         return unknown(format!(
             "`{name} config edit` opens the configuration in an editor"
