@@ -107,6 +107,10 @@ mutants! {
         "§2.1: code is judged by what runs it, not where it lives: `cd /tmp/x && make`, `source /tmp/x/env.sh`, `cargo build --manifest-path /tmp/x/Cargo.toml` run a build or script like the workspace's own",
     OptionFamilyBlind = "option-family-blind":
         "§4.4: every program's options are read with getopt_long's rules: the prefixes pflag, clap and Go's flag refuse (`gh pr create --dra`) are the options they abbreviate, and a Go flag's `-ofile` is `-o file`",
+    ReplacementAsData = "replacement-as-data":
+        "§4.4: the names `find -exec` puts in place of `{}` and `xargs -I R` in place of R are data even inside the code a shell runs: `find . -exec sh -c 'cat {}' \\;` runs only `cat`",
+    AwkSourcesBlind = "awk-sources-blind":
+        "§4.4: an awk program is judged by its command-line text alone: a source library (`-i lib.awk`, `@include`), an extension (`-l ext`, `@load`), `-E file` and `--source` text are ignored",
     WorkspaceRootIgnored = "workspace-root-ignored":
         "§2.1: the workspace root and cwd the client declares are ignored and the default rule guesses the boundary: `cd ~/Downloads && make` under root `~/projects/app` is auto, `make -C /work/project` under that root escalates"
 }

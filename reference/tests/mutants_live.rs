@@ -167,7 +167,9 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
         | Mutant::WildcardDnsBlind
         | Mutant::ClusterNameBlind
         | Mutant::OutsideCodeBlind
-        | Mutant::OptionFamilyBlind => (vec![], ""),
+        | Mutant::OptionFamilyBlind
+        | Mutant::ReplacementAsData
+        | Mutant::AwkSourcesBlind => (vec![], ""),
     }
 }
 

@@ -189,8 +189,43 @@ fn project_options(name: &str) -> &'static [&'static str] {
         "bundle" => &["--gemfile"],
         "tox" => &["-c", "--conf"],
         "pytest" => &["--rootdir", "-c", "--config-file"],
-        "cmake" => &["-S"],
+        "cmake" => &["-S", "--build"],
+        "ninja" | "meson" => &["-C"],
         _ => &[],
+    }
+}
+
+/// Operands that name the code a tool runs, per tool (from each tool's
+/// usage): `go run|test|build|vet|generate|install` build and run the
+/// packages or files named by a path (`go help packages`: an import path
+/// that is a relative or absolute path names a directory); `pytest` loads
+/// the `conftest.py` files of every path it collects (pytest docs, "Writing
+/// plugins": conftest files along the paths are imported); `meson
+/// setup|compile|test` configures and builds the directories named;
+/// `docker build`/`podman build` run the context's Dockerfile. A package
+/// import path (`github.com/x/y`) is not a place.
+fn project_operands<'a>(name: &str, args: &'a [Arg]) -> Vec<&'a Arg> {
+    let ops = operands(args);
+    let paths = |from: usize| -> Vec<&'a Arg> {
+        ops.iter()
+            .skip(from)
+            .filter(|a| a.text.starts_with(['/', '.', '~']) || a.text.contains("/."))
+            .copied()
+            .collect()
+    };
+    let sub = ops.first().map_or("", |a| a.text.as_str());
+    match name {
+        "go" if matches!(
+            sub,
+            "run" | "test" | "build" | "vet" | "generate" | "install"
+        ) =>
+        {
+            paths(1)
+        }
+        "pytest" | "py.test" => ops,
+        "meson" => ops.into_iter().skip(1).collect(),
+        "docker" | "podman" | "buildah" if sub == "build" => paths(1),
+        _ => Vec::new(),
     }
 }
 
@@ -258,6 +293,23 @@ pub fn project_elsewhere(w: &Walker, name: &str, args: &[Arg]) -> Option<Inspect
                     dir.text
                 )));
             }
+        }
+    }
+    let operand_dirs = if w.planted(Mutant::OutsideCodeBlind) {
+        Vec::new()
+    } else {
+        project_operands(name, args)
+    };
+    for dir in operand_dirs {
+        let outside = match &here {
+            Some(d) => d.runs_outside(dir, programs::PROJECT),
+            None => programs::code_outside(w, dir, programs::PROJECT),
+        };
+        if outside {
+            return Some(unknown(format!(
+                "`{name}` runs the code at `{}`: from outside the workspace",
+                dir.text
+            )));
         }
     }
     let first = operands(args).first().map_or("", |a| a.text.as_str());

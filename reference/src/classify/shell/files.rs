@@ -100,7 +100,7 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
         }
         "find" => scripts::find(w, args),
         "sed" | "gsed" => scripts::sed(w, args),
-        "awk" | "gawk" | "mawk" | "nawk" => scripts::awk(args),
+        "awk" | "gawk" | "mawk" | "nawk" => scripts::awk(w.planted(Mutant::AwkSourcesBlind), args),
         "tee" => {
             // A device with no effect (`/dev/null`, `/dev/stderr`, a process
             // substitution's `/dev/fd/N`) is no file, as for a redirection.

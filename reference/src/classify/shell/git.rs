@@ -31,7 +31,25 @@ pub(super) fn config_runs_code(key: &str) -> bool {
         "web.browser",
         "instaweb.httpd",
         "sendemail.smtpserver",
+        // git-config(1): the program that lists alternates' refs, and the
+        // directory whose hooks every `git init`/`clone` copies.
+        "core.alternaterefscommand",
+        "init.templatedir",
     ];
+    // `url.<base>.insteadOf`/`pushInsteadOf` send later fetches, clones and
+    // pushes to another host; `remote.<name>.uploadpack`/`receivepack` name
+    // the program run for them; `submodule.<name>.update` may be `!command`.
+    const NAMES_PLACE: &[&str] = &[
+        ".insteadof",
+        ".pushinsteadof",
+        ".uploadpack",
+        ".receivepack",
+    ];
+    if NAMES_PLACE.iter().any(|s| key.ends_with(s))
+        || (key.starts_with("submodule.") && key.ends_with(".update"))
+    {
+        return true;
+    }
     const SUFFIX: &[&str] = &[
         ".textconv",
         ".command",
@@ -269,7 +287,7 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
         "update-ref" | "symbolic-ref" | "update-index" | "read-tree" | "write-tree" => {
             write(format!("`git {sub}` writes refs or the index"))
         }
-        "config" => config(rest, &ops),
+        "config" => config(rest, &ops, w.planted(Mutant::PersistenceBlind)),
         "remote" => match ops.first().map(|a| a.text.as_str()) {
             None | Some("show" | "get-url") => read("`git remote` lists remotes"),
             Some(_) => write("`git remote` edits the local remote configuration"),
@@ -565,7 +583,23 @@ fn branch(rest: &[Arg], ops: &[&Arg]) -> Inspection {
     }
 }
 
-fn config(rest: &[Arg], ops: &[&Arg]) -> Inspection {
+/// git-config(1)'s options that take a value in the next word: the file
+/// (`--file`/`-f`, `--blob`), the type, the default and the comment are
+/// not the key (`git config -f .gitmodules submodule.x.update …`).
+const CONFIG_VALUED: &[&str] = &["-f", "--file", "--blob", "--type", "--default", "--comment"];
+
+fn config(rest: &[Arg], ops: &[&Arg], persistence_blind: bool) -> Inspection {
+    let values: Vec<&Arg> = rest
+        .windows(2)
+        .filter(|p| CONFIG_VALUED.contains(&p[0].text.as_str()))
+        .map(|p| &p[1])
+        .collect();
+    let own: Vec<&Arg> = ops
+        .iter()
+        .copied()
+        .filter(|a| !values.iter().any(|v| std::ptr::eq(*v, *a)))
+        .collect();
+    let ops = own.as_slice();
     let getting = has_flag(
         "git",
         rest,
@@ -593,7 +627,7 @@ fn config(rest: &[Arg], ops: &[&Arg]) -> Inspection {
         }
         return read("`git config` reads settings");
     }
-    if config_runs_code(key) {
+    if config_runs_code(key) && !persistence_blind {
         return unknown(format!(
             "`git config {key}` installs a program for git to run"
         ));

@@ -207,7 +207,20 @@ fn repo_config(parts: &[&str]) -> Option<Place> {
         ),
         None => parts.last().is_some_and(|c| *c == ".envrc"),
     };
-    runs.then_some(Place::RepoConfig)
+    // Python's `site` module (python docs, "site — Site-specific
+    // configuration hook") executes the `import` lines of every `.pth` file
+    // in a site-packages directory and imports `sitecustomize` and
+    // `usercustomize` at every interpreter start: a virtualenv's
+    // site-packages inside the workspace is start-up code all the same.
+    let site = parts
+        .iter()
+        .rev()
+        .nth(1)
+        .is_some_and(|d| matches!(*d, "site-packages" | "dist-packages"))
+        && parts.last().is_some_and(|f| {
+            f.ends_with(".pth") || matches!(*f, "sitecustomize.py" | "usercustomize.py")
+        });
+    (runs || site).then_some(Place::RepoConfig)
 }
 
 /// A declared workspace as the walk follows the shell through it.

@@ -255,13 +255,13 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
                 name,
                 args,
                 &[
+                    // `-i[R]`, `-e[EOF]`, `-l[N]`, `--replace[=R]`, `--eof[=EOF]`
+                    // and `--max-lines[=N]` take their value attached only
+                    // (xargs(1)): the next word is the command.
                     "-I",
-                    "-i",
                     "-d",
                     "-E",
-                    "-e",
                     "-L",
-                    "-l",
                     "-n",
                     "-P",
                     "-s",
@@ -270,17 +270,33 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
                     "--delimiter",
                     "--max-args",
                     "--max-procs",
-                    "--max-lines",
-                    "--replace",
-                    "--eof",
                     "--max-chars",
                     "--process-slot-var",
                 ],
             );
-            // Arguments read from stdin are data appended to the command.
-            w.per_file(|w| {
-                then_run(w, rest, &Stdin::Inherited, || {
-                    read("`xargs` echoes its input")
+            // Arguments read from stdin are data appended to the command,
+            // or with `-I R`/`-i[R]`/`--replace[=R]` put in place of R
+            // (default `{}`) inside its arguments.
+            let own = &args[..args.len() - rest.len()];
+            let replaced = super::argv::option_value(name, own, Some("-I"), None).or_else(|| {
+                own.iter().find_map(|a| {
+                    let t = a.text.as_str();
+                    let r = t
+                        .strip_prefix("--replace")
+                        .map(|r| r.strip_prefix('=').unwrap_or(r))
+                        .or_else(|| t.strip_prefix("-i"))?;
+                    Some(if r.is_empty() {
+                        "{}".to_owned()
+                    } else {
+                        r.to_owned()
+                    })
+                })
+            });
+            w.replacing(replaced, |w| {
+                w.per_file(|w| {
+                    then_run(w, rest, &Stdin::Inherited, || {
+                        read("`xargs` echoes its input")
+                    })
                 })
             })
         }
@@ -560,6 +576,141 @@ pub fn env_assignment(text: &str) -> Option<(&str, &str)> {
     .then_some((name, value))
 }
 
+/// Variables that name the project, repository or configuration a tool
+/// runs, like its project options (`project_options`): git(1) ENVIRONMENT
+/// (`GIT_DIR`, `GIT_WORK_TREE`, `GIT_COMMON_DIR`: the repository whose
+/// config and hooks run), the GNU make manual §3.4 (`MAKEFILES`: read
+/// before the makefile), Bundler's `BUNDLE_GEMFILE`, cargo's `CARGO_HOME`
+/// (its config.toml names the rustc wrapper and runners), npm's and pip's
+/// configuration files (`npm_config_userconfig`, `PIP_CONFIG_FILE`). Set
+/// to a place outside the workspace, the tool runs code nobody vouches for.
+#[rustfmt::skip]
+const PROJECT_VARS: &[&str] = &[
+    "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "MAKEFILES", "BUNDLE_GEMFILE", "CARGO_HOME",
+    "npm_config_userconfig", "NPM_CONFIG_USERCONFIG", "npm_config_globalconfig",
+    "NPM_CONFIG_GLOBALCONFIG", "PIP_CONFIG_FILE",
+];
+
+/// Variables that name where programs read their start-up files and
+/// configuration, which name programs in turn: the bash manual §6.2 (`HOME`:
+/// `~/.bashrc`, `~/.profile`) and zsh's `ZDOTDIR`; the XDG Base Directory
+/// specification (`XDG_CONFIG_HOME`: git, pip, systemd user units,
+/// autostart); git(1) `GIT_TEMPLATE_DIR` (the hooks every new repository
+/// gets); kubectl's `KUBECONFIG` (a user's `exec` credential plugin runs a
+/// command); the AWS CLI's `AWS_CONFIG_FILE` (`credential_process` runs
+/// one); docker's `DOCKER_CONFIG` (credential helpers); rustup's
+/// `RUSTUP_HOME` (the toolchains that run as `cargo` and `rustc`). Judged
+/// like a project option: outside the workspace, code nobody vouches for.
+#[rustfmt::skip]
+const CONFIG_HOME_VARS: &[&str] = &[
+    "HOME", "ZDOTDIR", "XDG_CONFIG_HOME", "GIT_TEMPLATE_DIR", "KUBECONFIG", "AWS_CONFIG_FILE",
+    "DOCKER_CONFIG", "RUSTUP_HOME",
+];
+
+/// The proxy variables curl(1) ENVIRONMENT and wget(1) "Proxies" read (and
+/// pip, git, npm with them): every later request of those programs goes to
+/// the proxy, with what it carries, so the proxy is judged like a request
+/// that sends data, by its address (issue 25, item 4: a mapping is judged
+/// by the address it maps to), as curl's `--proxy` is.
+#[rustfmt::skip]
+const PROXY_VARS: &[&str] = &[
+    "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy",
+    "ftp_proxy", "FTP_PROXY",
+];
+
+/// Setting a proxy variable: loopback (a local debugging proxy) is a local
+/// write; any other host receives every later request.
+fn proxy(name: &str, value: &str, resolved: bool) -> Option<Inspection> {
+    if !resolved {
+        return Some(unknown(format!(
+            "`{name}` sends later requests to a proxy known only at run time"
+        )));
+    }
+    if value.is_empty() {
+        return None;
+    }
+    let url = if value.contains("://") {
+        value.to_owned()
+    } else {
+        format!("http://{value}")
+    };
+    let loopback = url::Url::parse(&url).is_ok_and(|u| {
+        u.host_str().is_some_and(|h| {
+            crate::classify::fetch::reach_of_text(h, None)
+                == crate::classify::fetch::Reach::Loopback
+        })
+    });
+    if loopback {
+        return None;
+    }
+    let mut found = crate::classify::fetch::inspect(&url, "POST", None);
+    found.reasons.push(format!(
+        "(`{name}`: every later request goes through `{value}`)"
+    ));
+    Some(found)
+}
+
+/// The environment spelling of a package manager's configuration: npm reads
+/// every `npm_config_<key>` as the config `<key>` (npm docs "config":
+/// environment variables, `_` for `-`); pip every `PIP_<OPTION>` as its
+/// long option (pip docs "Configuration": environment variables); uv its
+/// `UV_INDEX_URL`, `UV_EXTRA_INDEX_URL`, `UV_FIND_LINKS`; yarn
+/// `YARN_NPM_REGISTRY_SERVER`. The key, not the spelling, decides
+/// (`package_config_names_code`).
+fn package_env_key(name: &str) -> Option<String> {
+    let key = name
+        .strip_prefix("npm_config_")
+        .or_else(|| name.strip_prefix("NPM_CONFIG_"))
+        .or_else(|| name.strip_prefix("PIP_"))
+        .or_else(|| name.strip_prefix("UV_"))
+        .or_else(|| name.strip_prefix("YARN_"))?;
+    Some(key.to_ascii_lowercase().replace('_', "-"))
+}
+
+/// Go's module sources and their verification (`go help environment`,
+/// `go help module-auth`): `GOPROXY` names where modules come from,
+/// `GOSUMDB=off`, `GONOSUMCHECK`, `GONOSUMDB`, `GOINSECURE` and `GOFLAGS=-insecure`
+/// turn the checksum check off, so later builds run code nobody verified.
+fn go_source(name: &str, value: &str) -> bool {
+    match name {
+        "GOPROXY" => value
+            .split([',', '|'])
+            .any(|p| !matches!(p, "" | "direct" | "off" | "https://proxy.golang.org")),
+        "GOSUMDB" => value == "off",
+        "GONOSUMCHECK" | "GONOSUMDB" | "GOINSECURE" => !value.is_empty(),
+        "GOFLAGS" => value.contains("-insecure"),
+        _ => false,
+    }
+}
+
+/// A source of code a package manager is given: loopback, the workspace's
+/// own directory, and the registries the tools name as their defaults
+/// (npm `https://registry.npmjs.org/`, pip `https://pypi.org/simple`) are
+/// where the session's packages already come from.
+fn vouched_source(w: &Walker, value: &str) -> bool {
+    const DEFAULTS: &[&str] = &["https://registry.npmjs.org", "https://pypi.org/simple"];
+    value.split([' ', ',']).filter(|v| !v.is_empty()).all(|v| {
+        let v = v.trim_end_matches('/');
+        if DEFAULTS.contains(&v) || matches!(v, "true" | "false") {
+            return true;
+        }
+        use crate::classify::fetch::{reach_of_text, Reach};
+        if v.contains("://") {
+            return url::Url::parse(v).is_ok_and(|u| {
+                u.host_str()
+                    .is_some_and(|h| reach_of_text(h, None) == Reach::Loopback)
+            });
+        }
+        if !v.starts_with(['/', '.', '~', '$']) && !v.contains('/') {
+            // A bare name is a host (`PIP_TRUSTED_HOST`, `GOINSECURE`).
+            return crate::classify::fetch::reach_of_text(v, None) == Reach::Loopback;
+        }
+        let place = Arg::literal(v);
+        !code_outside(w, &place, PROJECT)
+            && !matches!(place::of(&place), Place::Temp | Place::Unknown)
+    })
+}
+
 /// Variables whose value a program runs as a command.
 #[rustfmt::skip]
 const RUNS_VALUE: &[&str] = &[
@@ -578,7 +729,40 @@ const LOADS_CODE: &[&str] = &[
     "BASH_ENV", "ENV", "PERL5OPT", "RUBYOPT", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL",
     "GIT_CONFIG_SYSTEM", "GIT_EXEC_PATH", "SHELLOPTS", "BASHOPTS", "GIT_CONFIG",
     "RIPGREP_CONFIG_PATH", "PERL5LIB", "RUBYLIB",
+    // python(1) ENVIRONMENT: a file executed before the first prompt, and
+    // the callable `breakpoint()` imports and calls.
+    "PYTHONSTARTUP", "PYTHONBREAKPOINT",
+    // perlrun(1): the code of the debugger `-d` loads.
+    "PERL5DB",
 ];
+
+/// Variables a Java launcher or build tool adds to every JVM's options
+/// (the `java` tool's reference: `JDK_JAVA_OPTIONS`, the JVM TI
+/// specification: `JAVA_TOOL_OPTIONS`; Maven's and Gradle's launch
+/// scripts), and the JVM options among them that load or run other code:
+/// an agent (`-javaagent:`, `-agentlib:`, `-agentpath:`), a boot class
+/// path, and the commands `-XX:OnError`/`-XX:OnOutOfMemoryError` run.
+const JVM_OPTIONS_VARS: &[&str] = &[
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+    "JAVA_OPTS",
+    "MAVEN_OPTS",
+    "GRADLE_OPTS",
+];
+const JVM_LOADS_CODE: &[&str] = &[
+    "-javaagent",
+    "-agentlib",
+    "-agentpath",
+    "-Xbootclasspath",
+    "-XX:OnError",
+    "-XX:OnOutOfMemoryError",
+];
+
+/// bash manual §6.9 Controlling the Prompt: `PS0`, `PS1`, `PS2` and `PS4`
+/// are expanded as prompts (`promptvars`), so a command substitution in
+/// their value runs at every prompt or traced command.
+const PROMPT_VARS: &[&str] = &["PS0", "PS1", "PS2", "PS4"];
 
 /// The effect of setting a variable. Assignments never lower anything
 /// (§4.1); a few variables name code that programs will run, so setting
@@ -594,6 +778,34 @@ pub fn assignment(w: &mut Walker, arg: &Arg) -> Option<Inspection> {
         && (name.ends_with("_RUNNER") || name.ends_with("_LINKER"));
     if LOOKUP_PATHS.contains(&name) {
         return lookup_path(w, name, value);
+    }
+    if PROJECT_VARS.contains(&name) || CONFIG_HOME_VARS.contains(&name) {
+        // `KUBECONFIG` is a list, like a lookup path.
+        let outside = value.split(':').filter(|v| !v.is_empty()).any(|v| {
+            let place = Arg {
+                text: v.to_owned(),
+                resolved: arg.resolved,
+                pattern: false,
+            };
+            code_outside(w, &place, PROJECT)
+        });
+        return outside.then(|| {
+            unknown(format!(
+                "`{name}` names the project or configuration a tool runs from `{value}`: outside the workspace"
+            ))
+        });
+    }
+    if PROXY_VARS.contains(&name) && !w.planted(Mutant::ResolveBlind) {
+        return proxy(name, value, arg.resolved);
+    }
+    let package_key = package_env_key(name).filter(|k| package_config_key(k));
+    if (package_key.is_some() && !RUNS_VALUE.contains(&name) || go_source(name, value))
+        && !w.planted(Mutant::PersistenceBlind)
+        && (!arg.resolved || go_source(name, value) || !vouched_source(w, value))
+    {
+        return Some(unknown(format!(
+            "`{name}` changes what the package manager runs or where its code comes from: `{value}`"
+        )));
     }
     if RUNS_VALUE.contains(&name) || cargo_target {
         return Some(if arg.resolved {
@@ -615,9 +827,15 @@ pub fn assignment(w: &mut Walker, arg: &Arg) -> Option<Inspection> {
             ]
             .iter()
             .any(|o| value.contains(o)))
-        || (name == "PS4" && super::word::may_execute(value))
+        || (JVM_OPTIONS_VARS.contains(&name) && JVM_LOADS_CODE.iter().any(|o| value.contains(o)))
+        || (PROMPT_VARS.contains(&name) && super::word::may_execute(value))
         // `GIT_CONFIG_KEY_<n>` pairs with `GIT_CONFIG_VALUE_<n>` like `git -c`.
         || (name.starts_with("GIT_CONFIG_KEY_") && (!arg.resolved || git::config_runs_code(value)))
         || (name == "GOFLAGS" && ["exec", "toolexec", "vettool"].iter().any(|o| value.contains(o)));
     loads.then(|| unknown(format!("`{name}` makes programs load or run other code")))
+}
+
+/// [`tools::package_config_names_code`], for the environment's spelling.
+fn package_config_key(key: &str) -> bool {
+    tools::package_config_names_code(key)
 }

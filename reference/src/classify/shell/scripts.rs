@@ -2,7 +2,9 @@
 //! may run commands or delete), `sed` scripts (`e`, `w`) and `awk` programs
 //! (`system`, pipes, `print >`).
 
-use super::argv::{after_options, any_unresolved, has_flag, option_arg, option_positions};
+use super::argv::{
+    after_options, any_unresolved, has_flag, option_arg, option_positions, option_values,
+};
 use super::programs;
 use super::walk::{Stdin, Walker};
 use super::word::Arg;
@@ -40,8 +42,9 @@ pub fn find(w: &mut Walker, args: &[Arg]) -> Inspection {
                     .iter()
                     .position(|t| t.resolved && (t.text == ";" || t.text == "+"))
                     .map_or(args.len(), |p| start + p);
-                let mut inner =
-                    w.per_file(|w| programs::classify(w, &args[start..end], &Stdin::Inherited));
+                let mut inner = w.replacing(Some("{}".to_owned()), |w| {
+                    w.per_file(|w| programs::classify(w, &args[start..end], &Stdin::Inherited))
+                });
                 inner.reasons.push(format!("(run by `find {}`)", a.text));
                 found.push(inner);
                 i = end + 1;
@@ -208,9 +211,43 @@ pub fn sed_runs_or_writes(script: &str) -> bool {
     false
 }
 
-pub fn awk(args: &[Arg]) -> Inspection {
+/// The gawk manual (§2.2 Command-Line Options, §2.7 Including Other Files,
+/// §2.8 Loading Dynamic Extensions) names every way a program's code comes
+/// from elsewhere: a program file (`-f`, `-E`/`--exec`), a source library
+/// (`-i`/`--include`, `@include`), a shared library (`-l`/`--load`,
+/// `@load`). `-i inplace` is gawk's own in-place extension.
+fn awk_loads_code(args: &[Arg]) -> bool {
+    let program_file =
+        has_flag("awk", args, Some('E'), &["exec"]) || has_flag("awk", args, Some('l'), &["load"]);
+    let included = option_values("awk", args, Some("-i"), Some("--include"))
+        .iter()
+        .any(|v| v.text != "inplace" && v.text != "inplace.awk");
+    let directive = args
+        .iter()
+        .any(|a| a.text.contains("@include") || a.text.contains("@load"));
+    program_file || included || directive
+}
+
+/// `sources_blind`: the planted `awk-sources-blind` defect, which keeps
+/// only the `-f` check that predates the gawk manual's list.
+pub fn awk(sources_blind: bool, args: &[Arg]) -> Inspection {
     if has_flag("awk", args, Some('f'), &["file"]) {
         return unknown("`awk -f` runs a program file");
+    }
+    if !sources_blind && awk_loads_code(args) {
+        return unknown("the `awk` program loads code from a file or a library");
+    }
+    // `-e TEXT`/`--source=TEXT` is program text too.
+    let sources = if sources_blind {
+        Vec::new()
+    } else {
+        option_values("awk", args, Some("-e"), Some("--source"))
+    };
+    for v in sources {
+        let runs = v.text.contains("system") || v.text.contains('|');
+        if runs || !v.resolved {
+            return unknown("the `awk` program text runs commands or is known only at run time");
+        }
     }
     let in_place = args
         .windows(2)

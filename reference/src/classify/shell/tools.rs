@@ -164,9 +164,17 @@ fn python_module(w: &mut Walker, module: &str, rest: &[Arg], stdin: &Stdin) -> I
             read(format!("`python -m {module}` reads"))
         }
         "http.server" => external("`python -m http.server` serves files to the network"),
-        m if DEV_TOOLS.contains(&m) || matches!(m, "unittest" | "doctest" | "pytest") => write(
-            format!("`python -m {module}` builds or checks the workspace"),
-        ),
+        m if DEV_TOOLS.contains(&m) || matches!(m, "unittest" | "doctest" | "pytest") => {
+            let found = write(format!(
+                "`python -m {module}` builds or checks the workspace"
+            ));
+            // `python -m pytest PATH` is `pytest PATH`: the module is the tool,
+            // and runs the project its operands and options name.
+            match super::build::project_elsewhere(w, m, rest) {
+                Some(elsewhere) => found.join(elsewhere),
+                None => found,
+            }
+        }
         _ => unknown(format!(
             "`python -m {module}` runs a module that is not inspected"
         )),
@@ -238,11 +246,140 @@ fn script_ok(script: &str) -> bool {
     DEV_TARGETS.contains(&base)
 }
 
+/// Options of npm, pnpm, yarn and bun that take a value in the next word
+/// (npm's `nopt` parser gives every non-boolean config a value: npm docs,
+/// "config"; pnpm's and yarn's `-C`/`--dir`/`--cwd`/`--filter`).
+const NODE_PM_VALUED: &[&str] = &[
+    "--prefix",
+    "-C",
+    "--dir",
+    "--cwd",
+    "--workspace",
+    "-w",
+    "--filter",
+    "-F",
+    "--registry",
+    "--cache",
+    "--userconfig",
+    "--globalconfig",
+    "--loglevel",
+    "--tag",
+    "--otp",
+    "--access",
+    "--scope",
+    "--script-shell",
+    "--node-options",
+    "--shell",
+];
+
+/// The operands of a package manager's command line, with the values of
+/// its valued options skipped (`npm --prefix web run build`: `web` is the
+/// prefix, not the subcommand).
+fn node_operands(args: &[Arg]) -> Vec<&Arg> {
+    let mut out = Vec::new();
+    let mut iter = args.iter();
+    while let Some(a) = iter.next() {
+        if a.text == "--" {
+            out.extend(iter.by_ref());
+            break;
+        }
+        if NODE_PM_VALUED.contains(&a.text.as_str()) {
+            iter.next();
+        } else if !a.text.starts_with('-') || a.text == "-" {
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// Configuration keys of a package manager whose value is a program it
+/// runs, code it loads, or where the code it installs comes from; setting
+/// one changes what every later run of the tool executes (issue 25, item
+/// 2). npm docs "config": `script-shell`, `shell`, `editor`, `browser`,
+/// `viewer`, `git`, `node-options`, `init-module`, `onload-script`,
+/// `prefix` (where global binaries go), `registry` and `@scope:registry`,
+/// `userconfig`/`globalconfig`; yarn's `yarnPath`, `plugins`,
+/// `npmRegistryServer`; pip's configuration (pip docs "Configuration":
+/// any option as `section.option`): `index-url`, `extra-index-url`,
+/// `find-links`, `trusted-host`.
+pub fn package_config_names_code(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    let option = key.rsplit(['.', ':']).next().unwrap_or(&key);
+    const NAMES_CODE: &[&str] = &[
+        "script-shell",
+        "shell",
+        "editor",
+        "browser",
+        "viewer",
+        "git",
+        "node-options",
+        "init-module",
+        "onload-script",
+        "prefix",
+        "registry",
+        "userconfig",
+        "globalconfig",
+        "yarnpath",
+        "plugins",
+        "npmregistryserver",
+        "index-url",
+        "extra-index-url",
+        "find-links",
+        "trusted-host",
+        "index",
+        "extra-index",
+        "npm-registry-server",
+        "yarn-path",
+    ];
+    NAMES_CODE.contains(&option)
+}
+
+/// `npm config set KEY VALUE`, `npm config set KEY=VALUE`, `npm set …`,
+/// `pip config set SECTION.KEY VALUE`, `… delete`/`unset`/`edit`: a write
+/// to the tool's configuration; a key that names code escalates.
+fn package_config(name: &str, ops: &[&Arg]) -> Inspection {
+    let (action, rest) = match ops.first().map(|a| a.text.as_str()) {
+        Some("set") => ("set", &ops[1..]),
+        Some("config") => (
+            ops.get(1).map_or("", |a| a.text.as_str()),
+            ops.get(2..).unwrap_or(&[]),
+        ),
+        _ => ("", &ops[..0]),
+    };
+    match action {
+        "set" | "delete" | "unset" | "edit" | "add" | "rm" | "remove" => {}
+        _ => return read(format!("`{name} config` reads")),
+    }
+    if matches!(action, "delete" | "unset" | "rm" | "remove") {
+        // Removing a key returns it to the tool's default: it names nothing.
+        return write(format!("`{name} config {action}` resets settings"));
+    }
+    if action == "edit" {
+        return unknown(format!(
+            "`{name} config edit` opens the configuration in an editor"
+        ));
+    }
+    let names_code = rest.iter().any(|a| {
+        let key = a.text.split('=').next().unwrap_or("");
+        !a.resolved || package_config_names_code(key)
+    });
+    if names_code {
+        unknown(format!(
+            "`{name} config {action}` sets what the tool runs or installs from: every later run"
+        ))
+    } else {
+        write(format!("`{name} config {action}` edits settings"))
+    }
+}
+
 fn node_pm(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspection {
-    let ops = operands(args);
+    let ops = node_operands(args);
     let sub = ops.first().map_or("", |a| a.text.as_str());
     let packages = ops.len() > 1;
     match sub {
+        "config" | "c" | "set" if !w.planted(Mutant::PersistenceBlind) => {
+            package_config(name, &ops)
+        }
         "" if is_version(args) => read(format!("`{name} --version`")),
         "" | "install" | "i" | "ci" | "add" if !packages && sub != "add" => write(format!(
             "`{name}` installs the project's declared dependencies"
@@ -336,6 +473,9 @@ fn python_pm(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspect
     let ops = operands(args);
     let sub = ops.first().map_or("", |a| a.text.as_str());
     match sub {
+        "config" if !w.planted(Mutant::PersistenceBlind) && matches!(name, "pip" | "pip3") => {
+            package_config(name, &ops)
+        }
         "" if is_version(args) => read(format!("`{name} --version`")),
         "pip" if name == "uv" => python_pm(w, "pip", &args_after(args, "pip"), stdin),
         "run" if matches!(name, "uv" | "poetry" | "pdm" | "conda" | "mamba") => {

@@ -56,6 +56,9 @@ pub struct Walker {
     /// Variables this command line set: their value when it is literal,
     /// `None` when an expansion decides it.
     vars: std::collections::HashMap<String, Option<String>>,
+    /// The string `find -exec` (`{}`) or `xargs -I R` replaces with names
+    /// read at run time in the arguments of the command it runs.
+    replaced: Option<String>,
 }
 
 impl Walker {
@@ -71,6 +74,7 @@ impl Walker {
             cwd: None,
             declared,
             vars: std::collections::HashMap::new(),
+            replaced: None,
         };
         w.moved();
         w
@@ -150,6 +154,19 @@ impl Walker {
         if self.depth >= guard::MAX_DEPTH {
             return unknown(format!("not inspected: {}", guard::Refusal::Deep));
         }
+        // findutils' manual: `-exec` replaces `{}` "everywhere it occurs
+        // in the arguments"; xargs' `-I R` replaces R "in the initial
+        // arguments". In an argument that runs as code, a file name or
+        // input line becomes code (`find -exec sh -c 'cat {}'`, a file
+        // named `$(rm -rf ~)`): what runs is known only at run time.
+        if let Some(r) = self.replaced.as_deref() {
+            if text.contains(r) && !self.planted(Mutant::ReplacementAsData) {
+                return unknown(format!(
+                    "`{r}` in code is replaced by names read at run time: they run as code"
+                ));
+            }
+        }
+        let replaced = self.replaced.take();
         let saved = self.functions.clone();
         let cwd = self.cwd;
         let declared = self.declared.clone();
@@ -159,6 +176,16 @@ impl Walker {
         self.functions = saved;
         self.cwd = cwd;
         self.declared = declared;
+        self.replaced = replaced;
+        found
+    }
+
+    /// Runs `f` for a command whose arguments get `replaced` (the
+    /// replacement string of `find -exec` or `xargs -I`) substituted.
+    pub fn replacing<T>(&mut self, replaced: Option<String>, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = std::mem::replace(&mut self.replaced, replaced);
+        let found = f(self);
+        self.replaced = saved;
         found
     }
 
@@ -248,9 +275,16 @@ impl Walker {
             ExtendedTestExpr::UnaryTest(p, w) => {
                 let arg = self.word(w, out);
                 // `-v a[…]`: the subscript of the name tested is arithmetic.
-                if matches!(p, UnaryPredicate::ShellVariableIsSetAndAssigned) {
-                    if let Some(s) = arith::subscript(&arg.text) {
-                        self.arithmetic(s, out);
+                if matches!(
+                    p,
+                    UnaryPredicate::ShellVariableIsSetAndAssigned
+                        | UnaryPredicate::ShellVariableIsSetAndNameRef
+                ) {
+                    match arith::subscript(&arg.text) {
+                        Some(s) => self.arithmetic(s, out),
+                        // A name from an expansion is evaluated as a name.
+                        None if !arg.resolved => self.arithmetic(&arg.text, out),
+                        None => {}
                     }
                 }
             }

@@ -98,6 +98,52 @@ pub fn arithmetic_names(expr: &str) -> Vec<Embedded> {
     names
 }
 
+/// The arithmetic a `${…}` expansion evaluates, from its inside text. The
+/// bash manual (§3.5.3 Shell Parameter Expansion, §6.7 Arrays) makes two
+/// parts of it arithmetic expressions: an indexed array's subscript
+/// (`${a[i]}`: "the subscript is treated as an arithmetic expression") and
+/// the offset and length of a substring (`${s:off:len}`: "length and
+/// offset are arithmetic expressions"). The names in them are evaluated
+/// as expressions in turn, so a value holding `a[$(…)]` runs there.
+fn arithmetic_parts(inner: &str) -> Vec<Embedded> {
+    let rest = inner.strip_prefix(['!', '#']).unwrap_or(inner);
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    if end == 0 {
+        return Vec::new();
+    }
+    let mut after = &rest[end..];
+    let mut parts = Vec::new();
+    if let Some(sub) = after.strip_prefix('[') {
+        // The subscript ends at its matching `]`.
+        let mut depth = 1usize;
+        let close = sub.char_indices().find_map(|(i, c)| {
+            match c {
+                '[' => depth += 1,
+                ']' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(i)
+        });
+        let Some(close) = close else {
+            return Vec::new();
+        };
+        let subscript = &sub[..close];
+        if !matches!(subscript, "@" | "*") {
+            parts.extend(arithmetic_names(subscript));
+        }
+        after = &sub[close + 1..];
+    }
+    // `${x:-w}`, `${x:=w}`, `${x:+w}`, `${x:?w}` hold words, not offsets.
+    if let Some(range) = after.strip_prefix(':') {
+        if !range.starts_with(['-', '=', '+', '?']) {
+            parts.extend(arithmetic_names(range));
+        }
+    }
+    parts
+}
+
 /// The variable a `${…}` expansion evaluates, from its inside text:
 /// `x@P`, `arr[0]@P` (prompt) and `!x` (indirection; not `!prefix*` or
 /// `!arr[@]`, which list names).
@@ -329,6 +375,7 @@ impl Builder {
                     .unwrap_or("");
                 self.embedded.extend(embedded_in(inner, options));
                 self.embedded.extend(evaluated(inner));
+                self.embedded.extend(arithmetic_parts(inner));
             }
             WordPiece::ArithmeticExpression(expr) => {
                 self.unresolved(source);
