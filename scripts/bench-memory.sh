@@ -27,7 +27,7 @@ i=0
 while [ "$i" -lt "$runs" ]; do
     i=$((i + 1))
     rm -rf "$scratch/out"
-    /usr/bin/time -v "$rbv" run --impl "$proxy" --report "$scratch/out" --timeout 20000 \
+    /usr/bin/time -v "$rbv" run --impl "$proxy" --report "$scratch/out" --timeout 20s \
         >"$scratch/stdout" 2>"$scratch/time" || true
     kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$scratch/time")
     wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$scratch/time")

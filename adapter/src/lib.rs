@@ -45,7 +45,7 @@ mod dispatch;
 mod stdio;
 
 pub use dispatch::Dispatcher;
-pub use stdio::{serve, serve_stdio, MAX_LINE};
+pub use stdio::{serve, serve_lines, serve_stdio, MAX_LINE};
 
 /// The wire types (`rbv-protocol`), so that an adapter needs one dependency.
 pub use rbv_protocol as protocol;

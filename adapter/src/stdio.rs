@@ -28,11 +28,26 @@ pub fn serve_stdio<I: Implementation>(implementation: I) -> io::Result<()> {
 /// a `\r` before the newline is tolerated.
 pub fn serve<I: Implementation>(
     implementation: I,
-    mut input: impl BufRead,
-    mut output: impl Write,
+    input: impl BufRead,
+    output: impl Write,
     max_line: usize,
 ) -> io::Result<()> {
     let mut dispatcher = Dispatcher::new(implementation);
+    serve_lines(input, output, max_line, |line| dispatcher.handle_line(line))
+}
+
+/// The loop of [`serve`] around any line handler: `answer` gets each line
+/// that is not blank, UTF-8 and at most `max_line` bytes (without its
+/// newline or a `\r` before it) and returns the answer line; every other
+/// line is answered with an `error` here. For a server that rewrites what a
+/// [`Dispatcher`] answers (a reduced claim, a canned answer) without a loop
+/// of its own.
+pub fn serve_lines(
+    mut input: impl BufRead,
+    mut output: impl Write,
+    max_line: usize,
+    mut answer: impl FnMut(&str) -> String,
+) -> io::Result<()> {
     let mut buf = Vec::new();
     loop {
         let answer = match read_line(&mut input, &mut buf, max_line)? {
@@ -47,7 +62,7 @@ pub fn serve<I: Implementation>(
                 }
                 let line = buf.strip_suffix(b"\r").unwrap_or(&buf);
                 match std::str::from_utf8(line) {
-                    Ok(text) => dispatcher.handle_line(text),
+                    Ok(text) => answer(text),
                     Err(e) => rejected("bad-json", format!("the line is not UTF-8: {e}")),
                 }
             }

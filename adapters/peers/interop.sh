@@ -34,7 +34,7 @@ run() { # label, then the rbv run arguments
   echo "interop: running $label" >&2
   # rbv exits 1 when cases fail, which is what peers do; only a missing
   # report is an error here.
-  "$rbv" run --validate-protocol --cases cases --timeout 60000 -j 2 --report "$work/reports/$label" "$@" \
+  "$rbv" run --validate-protocol --cases cases --timeout 60s -j 2 --report "$work/reports/$label" "$@" \
     > "$work/reports/$label.log" 2>&1 || true
   if [ ! -f "$work/reports/$label/report.json" ]; then
     echo "interop: $label produced no report:" >&2

@@ -192,7 +192,7 @@ fn kind_of(body: &RequestBody) -> String {
 fn reference_alone(lines: &[Vec<(String, String)>], jobs: usize, by_kind: &mut ByKind) -> Duration {
     let started = Instant::now();
     let per_worker = on_workers(lines, jobs, |_, rx| {
-        let mut server = rbv_reference::Server::new(None);
+        let mut server = rbv_reference::server(None, rbv_reference::Profile::default());
         let mut mine = ByKind::new();
         for session in rx.iter() {
             for (kind, line) in session {

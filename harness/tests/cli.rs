@@ -252,7 +252,10 @@ fn an_implementation_that_cannot_start_is_an_error_per_case_not_a_hang() {
         ("REQUIREMENTS.yaml", REQUIREMENTS),
         ("projection/a.yaml", GOOD),
     ]);
-    let out = rbv(&["run", "--impl", "exit 3", "--timeout", "500"], dir.path());
+    let out = rbv(
+        &["run", "--impl", "exit 3", "--timeout", "500ms"],
+        dir.path(),
+    );
     let lines = stdout_lines(&out);
     assert_eq!(out.status.code(), Some(1), "{lines:?}");
     // Said once for the run, not once per case; every case still errors.

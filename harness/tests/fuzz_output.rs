@@ -212,7 +212,7 @@ fn a_skipped_line_is_named_and_its_promoted_case_fails_only_where_it_was_found()
         "--impl",
         &skipping,
         "--timeout",
-        "1000",
+        "1s",
         "--max-execs",
         "45",
         "--artifact-dir",
@@ -266,7 +266,7 @@ fn a_skipped_line_is_named_and_its_promoted_case_fails_only_where_it_was_found()
         "--impl",
         &skipping,
         "--timeout",
-        "2000",
+        "2s",
     ]);
     assert_eq!(promoted.status.code(), Some(0), "{}", text(&promoted));
     let cases = repo.join("cases");
@@ -278,7 +278,7 @@ fn a_skipped_line_is_named_and_its_promoted_case_fails_only_where_it_was_found()
             "--filter",
             "regressions/protocol/",
             "--timeout",
-            "2000",
+            "2s",
             "--impl",
             implementation,
         ])
@@ -316,7 +316,7 @@ fn two_bugs_are_two_groups() {
         "--impl",
         &fragile("trim-blank+wide-space-ack"),
         "--timeout",
-        "1000",
+        "1s",
         "--max-execs",
         "300",
         "--json",

@@ -19,7 +19,7 @@ use std::process::Command;
 
 /// Generous: a peer package can take many seconds to import on a loaded
 /// machine, and the first evaluation waits for it.
-const TIMEOUT_MS: &str = "60000";
+const TIMEOUT: &str = "60s";
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -129,7 +129,7 @@ fn run_peer(peer: &Peer) -> Value {
             "run",
             "--validate-protocol",
             "--timeout",
-            TIMEOUT_MS,
+            TIMEOUT,
             "-j",
             "2",
             "--impl",

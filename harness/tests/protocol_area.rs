@@ -27,14 +27,7 @@ fn run_fragile(mode: &str, extra: &[&str]) -> (Option<i32>, String) {
     let script = root().join("harness/tests/hostile/fragile_adapter.py");
     let command = format!("python3 {} {mode} -- {rbv} adapter", script.display());
     let out = Command::new(rbv)
-        .args([
-            "run",
-            "--filter",
-            "protocol/",
-            "--timeout",
-            "10000",
-            "--impl",
-        ])
+        .args(["run", "--filter", "protocol/", "--timeout", "10s", "--impl"])
         .arg(&command)
         .args(extra)
         .arg("--cases")

@@ -1,14 +1,13 @@
 //! The reference client model of the portable risk-band vocabulary: manifest
 //! validation, projection, call-time classifiers, Rule-of-Two, tokens and
-//! audit, served over rbv's protocol by [`Server`] / [`serve`], with the
-//! mutants that prove every case can fail.
+//! audit, served over rbv's protocol by the Rust SDK ([`Reference`] is its
+//! `Implementation`; [`server`], [`serve`]), with the mutants that prove
+//! every case can fail.
 //!
 //! Every answer follows the server's [`Profile`] (the handshake's `profile`):
 //! which placements of the permissions object are read, the Rule-of-Two
 //! threshold, the band of hard-to-reverse ∧ local, and the band of an
-//! undeclared operation no inspector reads. [`Server::new`] and [`serve`]
-//! use the default profile; [`Server::with_profile`] and
-//! [`serve_with_profile`] any other.
+//! undeclared operation no inspector reads ([`Reference::new`] takes it).
 //!
 //! Readings where DESIGN.md §2 is silent (each documented at its module):
 //! - a declaration's Rule-of-Two contribution comes from its declared effect
@@ -43,4 +42,4 @@ pub mod token;
 
 pub use mutant::Mutant;
 pub use profile::{Placement, Profile};
-pub use server::{serve, serve_lines, serve_with_profile, Server};
+pub use server::{serve, server, Reference, Server};

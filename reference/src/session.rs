@@ -3,7 +3,6 @@
 //! that every token minted before is void (a new secret, a new store).
 
 use crate::manifest::LoadedPlugin;
-use crate::mutant::Mutant;
 use crate::policy::Policy;
 use crate::rule_of_two::RunFlags;
 use crate::token::TokenStore;
@@ -29,14 +28,15 @@ pub struct Session {
     pub bypass: Option<String>,
 }
 
-impl Session {
-    pub fn new(mutant: Option<Mutant>) -> Self {
+impl Default for Session {
+    /// A session's first state, with a fresh token secret.
+    fn default() -> Self {
         Session {
             plugins: BTreeMap::new(),
             flags: RunFlags::default(),
             policy: Policy::default(),
             workspace: None,
-            tokens: Arc::new(TokenStore::new(mutant)),
+            tokens: Arc::new(TokenStore::default()),
             environment: BTreeMap::new(),
             bypass: None,
         }

@@ -62,7 +62,7 @@ pub fn authorization_form(op: &Operation) -> String {
 /// The audit signature: SHA-256 of the authorization key, in hex. Public;
 /// knowing it does not help forge a token, which needs the session secret.
 pub fn signature(op: &Operation) -> String {
-    hex(&Sha256::digest(authorization_form(op).as_bytes()))
+    hex::encode(Sha256::digest(authorization_form(op).as_bytes()))
 }
 
 /// The classification key: the operation's normalized shape, with argument
@@ -156,58 +156,66 @@ fn fresh_secret() -> [u8; 32] {
 /// The tokens of one session. Safe to share between threads: redemption is
 /// one atomic remove, so two concurrent redemptions of one token cannot both
 /// succeed.
+///
+/// The store is state, the mutant is configuration: each call names the
+/// mutant it runs under, so that a session needs nothing but `Default`.
 pub struct TokenStore {
     secret: [u8; 32],
     minted: AtomicU64,
     unspent: Mutex<HashMap<[u8; 16], String>>,
-    mutant: Option<Mutant>,
 }
 
-impl TokenStore {
+impl Default for TokenStore {
     /// A store with a fresh secret.
-    pub fn new(mutant: Option<Mutant>) -> Self {
+    fn default() -> Self {
         TokenStore {
             secret: fresh_secret(),
             minted: AtomicU64::new(0),
             unspent: Mutex::new(HashMap::new()),
-            mutant,
         }
     }
+}
 
+impl TokenStore {
     /// What the MAC covers: the authorization key (the shape, in the
     /// shape-bound-token mutant).
-    fn bound_form(&self, op: &Operation) -> String {
-        if self.mutant == Some(Mutant::ShapeBoundToken) {
+    fn bound_form(mutant: Option<Mutant>, op: &Operation) -> String {
+        if mutant == Some(Mutant::ShapeBoundToken) {
             classification_key(op)
         } else {
             authorization_form(op)
         }
     }
 
-    fn mac(&self, nonce: &[u8; 16], op: &Operation) -> Vec<u8> {
+    fn mac(&self, mutant: Option<Mutant>, nonce: &[u8; 16], op: &Operation) -> Vec<u8> {
         let mut mac =
             Hmac::<Sha256>::new_from_slice(&self.secret).expect("HMAC takes any key length");
         mac.update(DOMAIN);
         mac.update(nonce);
-        mac.update(self.bound_form(op).as_bytes());
+        mac.update(Self::bound_form(mutant, op).as_bytes());
         mac.finalize().into_bytes().to_vec()
     }
 
     /// Mints a single-use token for exactly this operation. The caller has
     /// checked that a human approves.
-    pub fn mint(&self, op: &Operation, approver: &str) -> String {
+    pub fn mint(&self, mutant: Option<Mutant>, op: &Operation, approver: &str) -> String {
         let n = self.minted.fetch_add(1, Ordering::Relaxed);
         let nonce = u128::from(n).to_be_bytes();
-        let mac = self.mac(&nonce, op);
+        let mac = self.mac(mutant, &nonce, op);
         self.unspent
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(nonce, approver.to_owned());
-        format!("{PREFIX}.{}.{}", hex(&nonce), hex(&mac))
+        format!("{PREFIX}.{}.{}", hex::encode(nonce), hex::encode(mac))
     }
 
     /// Redeems a token for this operation; returns who approved it.
-    pub fn redeem(&self, op: &Operation, token: &str) -> Result<String, TokenError> {
+    pub fn redeem(
+        &self,
+        mutant: Option<Mutant>,
+        op: &Operation,
+        token: &str,
+    ) -> Result<String, TokenError> {
         let mut parts = token.split('.');
         let (Some(PREFIX), Some(nonce), Some(mac), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())
@@ -218,12 +226,12 @@ impl TokenStore {
             .and_then(|n| n.try_into().ok())
             .ok_or(TokenError::Malformed)?;
         let mac = unhex(mac).ok_or(TokenError::Malformed)?;
-        let expected = self.mac(&nonce, op);
+        let expected = self.mac(mutant, &nonce, op);
         if !bool::from(expected.as_slice().ct_eq(mac.as_slice())) {
             return Err(TokenError::WrongOperation);
         }
         let mut unspent = self.unspent.lock().unwrap_or_else(|e| e.into_inner());
-        let approver = if self.mutant == Some(Mutant::ReplayableToken) {
+        let approver = if mutant == Some(Mutant::ReplayableToken) {
             unspent.get(&nonce).cloned()
         } else {
             unspent.remove(&nonce)
@@ -232,31 +240,13 @@ impl TokenStore {
     }
 }
 
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 0xf)]));
-    }
-    s
-}
-
+/// A nonce or MAC as written in a token: lowercase only, since a token
+/// has one spelling (`hex::encode` never writes uppercase).
 fn unhex(text: &str) -> Option<Vec<u8>> {
-    // Lowercase only: `hex` never writes uppercase, so no token has it.
-    let nibble = |b: u8| match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        _ => None,
-    };
-    let bytes = text.as_bytes();
-    if !bytes.len().is_multiple_of(2) {
+    if text.bytes().any(|b| b.is_ascii_uppercase()) {
         return None;
     }
-    bytes
-        .chunks_exact(2)
-        .map(|pair| Some(nibble(pair[0])? << 4 | nibble(pair[1])?))
-        .collect()
+    hex::decode(text).ok()
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! scenario that only uses opaque tools (the classifier mutants are proven
 //! by the classifier modules' own tests and by the case corpus).
 
-use rbv_reference::{Mutant, Server};
+use rbv_reference::{server, Mutant, Profile};
 use serde_json::{json, Value};
 
 const NS: &str = "org.agent-plugins.permissions";
@@ -14,7 +14,7 @@ fn manifest(ops: Value) -> Value {
 
 /// Runs a scenario of request bodies in one session; returns the answers.
 fn run(mutant: Option<Mutant>, steps: &[Value]) -> Vec<Value> {
-    let mut server = Server::new(mutant);
+    let mut server = server(mutant, Profile::default());
     let mut answers: Vec<Value> = Vec::new();
     for (i, step) in steps.iter().enumerate() {
         let mut req = step.clone();

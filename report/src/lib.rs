@@ -40,11 +40,7 @@ where
         hasher.update((c.len() as u64).to_le_bytes());
         hasher.update(c);
     }
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(hasher.finalize())
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use crate::transport::{fill_raw, AdapterError, Identity, Observation, RawObservation, Transport};
 use crate::verdict::ErrorKind;
 use rbv_protocol::{Request, RequestBody, Response};
-use rbv_reference::{Mutant, Profile, Server};
+use rbv_reference::{server, Mutant, Profile, Server};
 
 pub struct InProcess {
     server: Server,
@@ -21,7 +21,7 @@ impl InProcess {
     }
 
     pub fn with_profile(mutant: Option<Mutant>, profile: Profile) -> Self {
-        let server = Server::with_profile(mutant, profile);
+        let server = server(mutant, profile);
         let identity = Identity::from_handshake(server.handshake());
         InProcess {
             server,
@@ -30,6 +30,28 @@ impl InProcess {
             identity,
             next_id: 0,
         }
+    }
+
+    /// One request answered without the envelope's serialization: for a
+    /// fuzzer, whose coverage guidance should see the reference's branches
+    /// rather than the JSON codec's.
+    pub fn call(&mut self, session: &str, body: RequestBody) -> Response {
+        self.next_id += 1;
+        self.server.handle(Request {
+            id: self.next_id,
+            session: session.to_owned(),
+            body,
+        })
+    }
+
+    /// Drops every session's state: a long-running caller that never
+    /// reuses a session name (a fuzzer) keeps memory flat with it.
+    pub fn forget_sessions(&mut self) {
+        self.server.forget_sessions();
+    }
+
+    pub fn mutant(&self) -> Option<Mutant> {
+        self.mutant
     }
 }
 
@@ -61,7 +83,7 @@ impl Transport for InProcess {
         session: &str,
         template: &str,
     ) -> Result<RawObservation, AdapterError> {
-        let mut fresh = Server::with_profile(self.mutant, self.profile);
+        let mut fresh = server(self.mutant, self.profile);
         let sent = fill_raw(template, 1, session);
         let answer = observe(fresh.handle_line(&sent));
         let handshake = Request {

@@ -60,13 +60,18 @@ pub fn parse_mutant(name: &str) -> Result<Mutant, String> {
 pub fn run(args: AdapterArgs) -> anyhow::Result<ExitCode> {
     let stdin = io::stdin().lock();
     let stdout = io::stdout().lock();
+    let profile = profile_of(&args.profile)?;
     if args.echo {
         echo(stdin, stdout)?;
     } else if !args.claim.is_empty() {
-        let server = rbv_reference::Server::with_profile(args.mutant, profile_of(&args.profile)?);
-        serve_claiming(server, &args.claim, stdin, stdout)?;
+        serve_claiming(
+            rbv_reference::server(args.mutant, profile),
+            &args.claim,
+            stdin,
+            stdout,
+        )?;
     } else {
-        rbv_reference::serve_with_profile(stdin, stdout, args.mutant, profile_of(&args.profile)?)?;
+        rbv_reference::serve(stdin, stdout, args.mutant, profile)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -78,7 +83,7 @@ pub fn serve_claiming(
     input: impl BufRead,
     output: impl Write,
 ) -> io::Result<()> {
-    rbv_reference::serve_lines(input, output, |line| {
+    rbv_adapter::serve_lines(input, output, rbv_adapter::MAX_LINE, |line| {
         let answer = server.handle_line(line);
         match serde_json::from_str::<Value>(&answer) {
             Ok(mut value) if value["type"] == "handshake" => {
@@ -90,31 +95,32 @@ pub fn serve_claiming(
     })
 }
 
-/// Answers each request line with `canned` of its type.
+/// Answers each request line with `canned` of its type, its id and session
+/// echoed.
 pub fn echo(input: impl BufRead, output: impl Write) -> io::Result<()> {
-    let mut output = BufWriter::new(output);
-    for line in input.lines() {
-        let line = line?;
-        let value: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
-        let id = value.get("id").and_then(Value::as_u64);
-        let session = value
-            .get("session")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let kind = value
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let response = Response {
-            id,
-            session: session.to_owned(),
-            body: canned(kind),
-        };
-        output.write_all(response.to_line().as_bytes())?;
-        output.write_all(b"\n")?;
-        output.flush()?;
-    }
-    Ok(())
+    rbv_adapter::serve_lines(
+        input,
+        BufWriter::new(output),
+        rbv_adapter::MAX_LINE,
+        |line| {
+            let value: Value = serde_json::from_str(line).unwrap_or(Value::Null);
+            let id = value.get("id").and_then(Value::as_u64);
+            let session = value
+                .get("session")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let kind = value
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            Response {
+                id,
+                session: session.to_owned(),
+                body: canned(kind),
+            }
+            .to_line()
+        },
+    )
 }
 
 /// A valid answer of the natural type of a request `kind`.
@@ -190,7 +196,7 @@ mod tests {
         let mut out = Vec::new();
         let claim = vec!["projection".to_owned(), "manfest".to_owned()];
         serve_claiming(
-            rbv_reference::Server::new(None),
+            rbv_reference::server(None, rbv_reference::Profile::default()),
             &claim,
             input.as_bytes(),
             &mut out,

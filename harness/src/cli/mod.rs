@@ -7,6 +7,7 @@
 
 pub mod adapter;
 pub mod cases;
+pub mod duration;
 pub mod fuzz;
 mod fuzz_oracles;
 mod fuzz_progress;

@@ -11,18 +11,37 @@ use crate::case::{answers_to, reasons_to, Exchange};
 use crate::runner::{RunOutcome, Summary};
 use crate::verdict::{ErrorVerdict, Verdict};
 use crate::worker::CaseResult;
+use anstyle::AnsiColor;
 use rbv_protocol::Capability;
 use std::fmt::Write as _;
 
-/// ANSI styling, used only when writing to a terminal.
+/// ANSI styling, used only where colour is wanted.
 #[derive(Clone, Copy, Debug)]
 pub struct Style {
     pub color: bool,
 }
 
+const FAIL: anstyle::Style = AnsiColor::Red.on_default().bold();
+const ERROR: anstyle::Style = AnsiColor::Magenta.on_default().bold();
+const NOTE: anstyle::Style = AnsiColor::Yellow.on_default();
+const REMOVED: anstyle::Style = AnsiColor::Red.on_default();
+const ADDED: anstyle::Style = AnsiColor::Green.on_default();
+const HUNK: anstyle::Style = AnsiColor::Cyan.on_default();
+
 impl Style {
-    fn paint(code: &str, text: &str) -> String {
-        format!("\x1b[{code}m{text}\x1b[0m")
+    /// Colour where stdout is a terminal that shows it, as the
+    /// conventions say: `NO_COLOR` turns it off, `CLICOLOR=0` too, and
+    /// `CLICOLOR_FORCE` turns it on where stdout is not a terminal
+    /// (anstream's choice).
+    pub fn for_stdout() -> Self {
+        let choice = anstream::AutoStream::choice(&std::io::stdout());
+        Style {
+            color: choice != anstream::ColorChoice::Never,
+        }
+    }
+
+    fn paint(style: anstyle::Style, text: &str) -> String {
+        format!("{style}{text}{style:#}")
     }
 
     /// `text` (neutralised) with rbv's labels and diff lines colored. The
@@ -46,29 +65,29 @@ impl Style {
             let painted = if let Some(diff) = body.strip_prefix("    ") {
                 match diff.as_bytes().first() {
                     Some(b'-') if !diff.starts_with("---") => {
-                        format!("    {}", Self::paint("31", diff))
+                        format!("    {}", Self::paint(REMOVED, diff))
                     }
                     Some(b'+') if !diff.starts_with("+++") => {
-                        format!("    {}", Self::paint("32", diff))
+                        format!("    {}", Self::paint(ADDED, diff))
                     }
-                    Some(b'@') => format!("    {}", Self::paint("36", diff)),
+                    Some(b'@') => format!("    {}", Self::paint(HUNK, diff)),
                     _ => body.to_owned(),
                 }
             } else {
-                let (code, words) = if body.starts_with("FAIL ") {
-                    ("1;31", 2)
+                let (style, words) = if body.starts_with("FAIL ") {
+                    (FAIL, 2)
                 } else if body.starts_with("ERROR ") {
-                    ("1;35", 2)
+                    (ERROR, 2)
                 } else if body.starts_with("warning: ") || body.starts_with("skipped ") {
-                    ("33", 1)
+                    (NOTE, 1)
                 } else {
-                    ("", 0)
+                    (anstyle::Style::new(), 0)
                 };
                 if words == 0 {
                     body.to_owned()
                 } else {
                     let (head, rest) = label(words);
-                    format!("{}{rest}", Self::paint(code, head))
+                    format!("{}{rest}", Self::paint(style, head))
                 }
             };
             out.push_str(&painted);
@@ -433,7 +452,7 @@ mod tests {
     #[test]
     fn color_marks_labels_and_diff_lines_but_not_the_summary() {
         let text = render(&outcome(), Style { color: true });
-        assert!(text.contains("\x1b[1;31mFAIL under\x1b[0m b/under"));
+        assert!(text.contains("\x1b[1m\x1b[31mFAIL under\x1b[0m b/under"));
         assert!(text.contains("\x1b[31m-  \"band\": \"escalate\"\x1b[0m"));
         assert!(text.contains("\x1b[32m+  \"band\": \"auto\"\x1b[0m"));
         assert!(text.ends_with("rbv: 1 passed, 2 failed, 1 skipped\n"));

@@ -1,6 +1,7 @@
 //! `rbv run`.
 
 use super::cases::CasesArgs;
+use super::duration::parse_duration;
 use super::output::{render, Style};
 use super::{EXIT_FAILED, EXIT_HARNESS};
 use crate::adapter::{Connect, ProcessConfig, Target};
@@ -9,7 +10,6 @@ use crate::reporting::{self, RunRecord};
 use crate::runner::{self, RunOptions, Summary};
 use clap::Args;
 use rbv_reference::{Mutant, Profile};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -39,13 +39,13 @@ pub struct RunArgs {
         hide_default_value = true
     )]
     pub jobs: usize,
-    /// How long one answer may take, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 5000)]
-    pub timeout: u64,
+    /// How long one answer may take (`5s`, `500ms`).
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
+    pub timeout: Duration,
     /// How long the whole run may take (`90s`, `15m`, `1h`): cases not
     /// started by then are errors (timeout), and no answer is awaited past
     /// it.
-    #[arg(long, value_name = "DURATION", default_value = "15m", value_parser = super::fuzz::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "15m", value_parser = parse_duration)]
     pub deadline: Duration,
     /// When the run started plus `deadline` (set by `run`).
     #[arg(skip)]
@@ -103,7 +103,7 @@ pub struct RunArgs {
 
 /// A campaign budget: a duration above zero.
 fn parse_fuzz_budget(text: &str) -> Result<Duration, String> {
-    let budget = super::fuzz::parse_duration(text)?;
+    let budget = parse_duration(text)?;
     if budget.is_zero() {
         return Err(format!("`{text}`: a campaign needs a budget above zero"));
     }
@@ -154,10 +154,10 @@ impl RunArgs {
             None => self_adapter_with(self.mutant, false, profile)?,
         };
         let mut config = ProcessConfig::new(command);
-        if self.timeout == 0 {
-            anyhow::bail!("--timeout must be at least 1 ms");
+        if self.timeout.is_zero() {
+            anyhow::bail!("--timeout must be above zero");
         }
-        config.timeout = Duration::from_millis(self.timeout);
+        config.timeout = self.timeout;
         config.deadline = self.deadline_at;
         // Under `rbv launch`: a session of its own, killed when rbv dies.
         config.launcher = crate::adapter::launch::launcher();
@@ -205,7 +205,7 @@ impl RunArgs {
             mode,
             filters: &self.filter,
             validate_protocol: self.validate_protocol,
-            timeout: Duration::from_millis(self.timeout),
+            timeout: self.timeout,
             jobs: options.jobs(),
             profile_per_case: self.implementation.is_none(),
             suite_cases,
@@ -419,9 +419,7 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let summary = Summary::of(&outcome.results);
     let ran = outcome.results.len();
-    let style = Style {
-        color: std::io::stdout().is_terminal(),
-    };
+    let style = Style::for_stdout();
     let mut text = render(&outcome, style);
     let mut failed = summary.failed() > 0;
     let campaign = match args.fuzz {

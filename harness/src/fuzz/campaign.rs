@@ -15,7 +15,7 @@
 //! as cut short, never as the implementation's failure.
 
 use super::driver::{drive_with, Options, Outcome, Tick};
-use super::finding::{artifact_hash, hex};
+use super::finding::artifact_hash;
 use super::reach::{self, Production};
 
 use super::subject::Subject;
@@ -307,7 +307,7 @@ fn finding(
     m::FuzzFinding {
         target: target.name.to_owned(),
         reproduction: f.to_yaml(&found.artifact, date),
-        artifact_hex: hex(&found.artifact),
+        artifact_hex: hex::encode(&found.artifact),
         after_execs: found.after_execs,
         count: found.count,
         cases: 1,

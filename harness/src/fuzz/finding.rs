@@ -55,14 +55,9 @@ pub struct CaseDraft {
     pub steps: String,
 }
 
-/// Lowercase hex, two digits a byte.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// First 8 hex digits and the whole sha256 of an artifact.
 pub fn artifact_hash(bytes: &[u8]) -> (String, String) {
-    let hex = hex(&Sha256::digest(bytes));
+    let hex = hex::encode(Sha256::digest(bytes));
     (hex[..8].to_owned(), hex)
 }
 

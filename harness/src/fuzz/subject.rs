@@ -4,8 +4,8 @@
 use crate::case::{execute, Case};
 use crate::transport::Transport;
 use crate::verdict::Verdict;
-use rbv_protocol::{Capability, Request, RequestBody, ResponseBody};
-use rbv_reference::{Mutant, Server};
+use rbv_protocol::{Capability, RequestBody, ResponseBody};
+use rbv_reference::Mutant;
 use serde_json::Value;
 
 /// One implementation under fuzzing. Every exec uses a fresh session.
@@ -69,19 +69,18 @@ pub trait Subject {
     }
 }
 
-/// The reference linked into the fuzzer: no pipes, no serialization of the
-/// envelope, so that coverage guidance sees the reference's own branches.
+/// The reference linked into the fuzzer (the in-process transport's
+/// server, called without the envelope's serialization, so that coverage
+/// guidance sees the reference's own branches).
 pub struct InProcess {
-    server: Server,
-    mutant: Option<Mutant>,
+    reference: crate::adapter::InProcess,
     next: u64,
 }
 
 impl InProcess {
     pub fn new(mutant: Option<Mutant>) -> Self {
         InProcess {
-            server: Server::new(mutant),
-            mutant,
+            reference: crate::adapter::InProcess::new(mutant),
             next: 0,
         }
     }
@@ -99,13 +98,7 @@ impl Subject for InProcess {
     }
 
     fn call(&mut self, session: &str, body: RequestBody) -> Result<ResponseBody, String> {
-        self.next += 1;
-        let request = Request {
-            id: self.next,
-            session: session.to_owned(),
-            body,
-        };
-        Ok(self.server.handle(request).body)
+        Ok(self.reference.call(session, body).body)
     }
 
     fn claims(&self, _capability: Capability) -> bool {
@@ -113,27 +106,29 @@ impl Subject for InProcess {
     }
 
     fn raw(&mut self, session: &str, template: &str) -> Result<(String, Value), String> {
-        self.next += 1;
-        let sent = crate::transport::fill_raw(template, self.next, session);
-        let answer = self.server.handle_line(&sent);
-        let value = serde_json::from_str(&answer).map_err(|e| format!("not JSON: {e}"))?;
-        Ok((sent, value))
+        let observed = self
+            .reference
+            .raw(session, template)
+            .map_err(|e| e.message)?;
+        Ok((observed.sent, observed.answer.value))
     }
 
     fn end_exec(&mut self) {
-        self.server.forget_sessions();
+        self.reference.forget_sessions();
     }
 
     fn run_case(&mut self, case: &Case) -> Result<Verdict, String> {
-        let mut reference = crate::adapter::InProcess::new(self.mutant);
+        let mut reference = crate::adapter::InProcess::new(self.reference.mutant());
         Ok(execute(case, &mut reference, "rbv-reproduce").verdict)
     }
 
     fn name(&self) -> String {
-        match self.mutant {
-            Some(m) => format!("rbv-reference+mutant:{m}"),
-            None => "rbv-reference".to_owned(),
-        }
+        self.reference
+            .identity()
+            .handshake
+            .implementation
+            .name
+            .clone()
     }
 }
 

@@ -431,10 +431,7 @@ fn probe(run: &mut Run, t: &TokenInput) -> Option<Verdict> {
         }
         Probe::Forged => {
             use sha2::{Digest, Sha256};
-            let hash: String = Sha256::digest(op().as_bytes())
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect();
+            let hash = hex::encode(Sha256::digest(op().as_bytes()));
             let forged = [
                 "".to_owned(),
                 "rbv1".to_owned(),

@@ -51,7 +51,7 @@ pub(super) fn hung_run_with(
         .arg("-c")
         .arg(format!("{prelude}exec \"$0\" \"$@\""))
         .arg(rbv)
-        .args(["run", "--jobs", "2", "--timeout", "60000", "--impl"])
+        .args(["run", "--jobs", "2", "--timeout", "60s", "--impl"])
         .arg(&implementation)
         .arg("--cases")
         .arg(corpus.path())

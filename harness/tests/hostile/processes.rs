@@ -180,7 +180,7 @@ fn running_out_of_processes_gives_error_verdicts_not_a_panic() {
             .arg(format!("--nproc={nproc}"))
             .arg("--")
             .arg(env!("CARGO_BIN_EXE_rbv"))
-            .args(["run", "--jobs", "1", "--timeout", "3000", "--impl"])
+            .args(["run", "--jobs", "1", "--timeout", "3s", "--impl"])
             .arg(fake_command("well-behaved"))
             .arg("--cases")
             .arg(corpus.path())

@@ -36,7 +36,7 @@ fn the_run_deadline_ends_a_run_of_an_implementation_that_never_answers() {
     let out = rbv_run(
         "hang",
         corpus.path(),
-        &["--jobs", "1", "--timeout", "4000", "--deadline", "1s"],
+        &["--jobs", "1", "--timeout", "4s", "--deadline", "1s"],
     );
     let took = started.elapsed();
     assert!(took < Duration::from_secs(4), "took {took:?}");
@@ -49,11 +49,11 @@ fn the_run_deadline_ends_a_run_of_an_implementation_that_never_answers() {
     );
 }
 
-fn fuzz(mode: &str, timeout_ms: &str) -> (std::process::Output, Duration) {
+fn fuzz(mode: &str, timeout: &str) -> (std::process::Output, Duration) {
     let started = Instant::now();
     let out = rbv()
         .args(["fuzz", "--target", "token_binding", "--time", "60s"])
-        .args(["--timeout", timeout_ms, "--impl", &fake_command(mode)])
+        .args(["--timeout", timeout, "--impl", &fake_command(mode)])
         .arg("--artifact-dir")
         .arg(tempfile::tempdir().expect("temp dir").path())
         .stdin(Stdio::null())
@@ -64,7 +64,7 @@ fn fuzz(mode: &str, timeout_ms: &str) -> (std::process::Output, Duration) {
 
 #[test]
 fn fuzzing_a_dead_implementation_fails_after_bounded_restarts() {
-    let (out, took) = fuzz("crash-mid-case", "2000");
+    let (out, took) = fuzz("crash-mid-case", "2s");
     let stderr = stderr_of(&out);
     assert_ne!(out.status.code(), Some(0), "{stderr}");
     assert!(took < Duration::from_secs(30), "took {took:?}");
@@ -83,7 +83,7 @@ fn fuzzing_a_dead_implementation_fails_after_bounded_restarts() {
 
 #[test]
 fn fuzzing_a_hung_implementation_fails_within_its_timeouts() {
-    let (out, took) = fuzz("hang", "1500");
+    let (out, took) = fuzz("hang", "1500ms");
     let stderr = stderr_of(&out);
     assert_ne!(out.status.code(), Some(0), "{stderr}");
     // Four timeouts of 1.5 s and four starts.

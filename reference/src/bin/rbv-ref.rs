@@ -6,7 +6,7 @@
 //! `RBV_MUTANT=NAME` selects a mutant too (the flag wins).
 
 use rbv_reference::profile::KEYS;
-use rbv_reference::{serve_with_profile, Mutant, Profile};
+use rbv_reference::{serve, Mutant, Profile};
 use std::io::{self, BufWriter};
 use std::process::ExitCode;
 
@@ -58,7 +58,7 @@ fn main() -> ExitCode {
     }
     let stdin = io::stdin().lock();
     let stdout = BufWriter::new(io::stdout().lock());
-    match serve_with_profile(stdin, stdout, mutant, profile) {
+    match serve(stdin, stdout, mutant, profile) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rbv-ref: {e}");

@@ -35,7 +35,7 @@ fn session_with(ext: serde_json::Value, mutant: Option<Mutant>) -> Session {
     };
     let plugin = manifest::load(&bundle, &Profile::default(), mutant);
     assert!(plugin.loaded());
-    let mut s = Session::new(mutant);
+    let mut s = Session::default();
     s.plugins.insert("tools".into(), plugin);
     s
 }

@@ -11,7 +11,7 @@ struct Client {
 impl Client {
     fn new(mutant: Option<Mutant>) -> Self {
         let mut c = Client {
-            server: Server::new(mutant),
+            server: server(mutant, Profile::default()),
             next: 0,
         };
         c.send(
@@ -94,7 +94,7 @@ fn handshake_declares_everything() {
 
 #[test]
 fn garbage_gets_an_error_that_echoes_what_it_can() {
-    let mut s = Server::new(None);
+    let mut s = server(None, Profile::default());
     let a: Value = serde_json::from_str(&s.handle_line("{not json")).unwrap();
     assert_eq!(
         (a["type"].as_str(), &a["id"]),
@@ -418,7 +418,7 @@ fn serve_answers_each_line_until_eof() {
     let input = "{\"id\":1,\"session\":\"a\",\"type\":\"project\",\"reversibility\":\"reversible\",\"scope\":\"local\",\"trust\":\"trusted\"}\n\n\
                  {\"id\":2,\"session\":\"a\",\"type\":\"project\"}\nnot json\n";
     let mut out = Vec::new();
-    serve(input.as_bytes(), &mut out, None).unwrap();
+    serve(input.as_bytes(), &mut out, None, Profile::default()).unwrap();
     let lines: Vec<Value> = String::from_utf8(out)
         .unwrap()
         .lines()
@@ -449,7 +449,7 @@ fn serve_answers_every_line_that_is_not_blank() {
     }
     input.extend_from_slice(b"\xff\n{\"id\":2,\"session\":\"a\",\"type\":\"project\"}\r\n");
     let mut out = Vec::new();
-    serve(input.as_slice(), &mut out, None).unwrap();
+    serve(input.as_slice(), &mut out, None, Profile::default()).unwrap();
     let kinds: Vec<String> = String::from_utf8(out)
         .unwrap()
         .lines()
@@ -458,4 +458,28 @@ fn serve_answers_every_line_that_is_not_blank() {
     let mut expected = vec!["\"error\"".to_owned(); 9];
     expected.push("\"projection\"".into());
     assert_eq!(kinds, expected);
+}
+
+/// The reference reads through the SDK's bounded loop: a line longer than
+/// the limit is answered with `error` and skipped without being kept, and
+/// the next line is answered.
+#[test]
+fn serve_refuses_a_line_over_the_limit_and_goes_on() {
+    let mut input = vec![b'x'; rbv_adapter::MAX_LINE + 1];
+    input.extend_from_slice(
+        b"\n{\"id\":2,\"session\":\"a\",\"type\":\"project\",\"reversibility\":\"reversible\",\"scope\":\"local\",\"trust\":\"trusted\"}\n",
+    );
+    let mut out = Vec::new();
+    serve(input.as_slice(), &mut out, None, Profile::default()).unwrap();
+    let lines: Vec<Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(
+        (lines[0]["type"].as_str(), lines[0]["code"].as_str()),
+        (Some("error"), Some("too-long"))
+    );
+    assert_eq!(lines[1]["band"], "auto");
 }

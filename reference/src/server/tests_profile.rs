@@ -12,7 +12,7 @@ fn server(assignments: &[&str]) -> Server {
     for a in assignments {
         profile.apply(a).unwrap();
     }
-    Server::with_profile(None, profile)
+    super::server(None, profile)
 }
 
 fn send(s: &mut Server, body: Value) -> Value {
@@ -59,7 +59,7 @@ fn the_handshake_declares_the_configured_profile() {
         json!({"permissions_placement": "top-level", "rule_of_two_threshold": 3,
                "hard_to_reverse_local": "soft-ack", "undeclared_opaque_band": "auto"})
     );
-    let mut m = Server::with_profile(Some(Mutant::RuleOfTwoOff), *s.profile());
+    let mut m = super::server(Some(Mutant::RuleOfTwoOff), *s.implementation().settings());
     let h = handshake(&mut m);
     assert_eq!(
         h["implementation"]["name"],
@@ -67,7 +67,7 @@ fn the_handshake_declares_the_configured_profile() {
     );
     assert_eq!(h["profile"]["rule_of_two_threshold"], 3);
     assert_eq!(
-        handshake(&mut Server::new(None))["profile"],
+        handshake(&mut super::server(None, Profile::default()))["profile"],
         Value::from(serde_json::Map::from_iter(
             Profile::default().to_handshake_map()
         ))

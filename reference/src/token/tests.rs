@@ -25,24 +25,27 @@ fn del(target: &str) -> Operation {
 
 #[test]
 fn a_token_redeems_once_for_its_operation() {
-    let store = TokenStore::new(None);
-    let t = store.mint(&del("A"), "user");
-    assert_eq!(store.redeem(&del("A"), &t), Ok("user".into()));
-    assert_eq!(store.redeem(&del("A"), &t), Err(TokenError::Spent));
+    let store = TokenStore::default();
+    let t = store.mint(None, &del("A"), "user");
+    assert_eq!(store.redeem(None, &del("A"), &t), Ok("user".into()));
+    assert_eq!(store.redeem(None, &del("A"), &t), Err(TokenError::Spent));
 }
 
 #[test]
 fn a_token_binds_data_not_shape() {
-    let store = TokenStore::new(None);
-    let t = store.mint(&del("A"), "user");
-    assert_eq!(store.redeem(&del("B"), &t), Err(TokenError::WrongOperation));
+    let store = TokenStore::default();
+    let t = store.mint(None, &del("A"), "user");
+    assert_eq!(
+        store.redeem(None, &del("B"), &t),
+        Err(TokenError::WrongOperation)
+    );
     let other_plugin = op(
         "other",
         "mcp:db/delete_row",
         json!({"table": "t", "id": "A"}),
     );
     assert_eq!(
-        store.redeem(&other_plugin, &t),
+        store.redeem(None, &other_plugin, &t),
         Err(TokenError::WrongOperation)
     );
     let other_tool = op(
@@ -51,7 +54,7 @@ fn a_token_binds_data_not_shape() {
         json!({"table": "t", "id": "A"}),
     );
     assert_eq!(
-        store.redeem(&other_tool, &t),
+        store.redeem(None, &other_tool, &t),
         Err(TokenError::WrongOperation)
     );
     let extra_arg = op(
@@ -60,7 +63,7 @@ fn a_token_binds_data_not_shape() {
         json!({"table": "t", "id": "A", "cascade": true}),
     );
     assert_eq!(
-        store.redeem(&extra_arg, &t),
+        store.redeem(None, &extra_arg, &t),
         Err(TokenError::WrongOperation)
     );
     // Key order is not data.
@@ -69,12 +72,12 @@ fn a_token_binds_data_not_shape() {
         "mcp:db/delete_row",
         json!({"id": "A", "table": "t"}),
     );
-    assert_eq!(store.redeem(&reordered, &t), Ok("user".into()));
+    assert_eq!(store.redeem(None, &reordered, &t), Ok("user".into()));
 }
 
 #[test]
 fn numbers_bind_by_every_digit() {
-    let store = TokenStore::new(None);
+    let store = TokenStore::default();
     let big = |n: &str| {
         op(
             "p",
@@ -82,23 +85,26 @@ fn numbers_bind_by_every_digit() {
             serde_json::from_str(&format!(r#"{{"n":{n}}}"#)).unwrap(),
         )
     };
-    let t = store.mint(&big("9007199254740993"), "user");
+    let t = store.mint(None, &big("9007199254740993"), "user");
     assert_eq!(
-        store.redeem(&big("9007199254740992"), &t),
+        store.redeem(None, &big("9007199254740992"), &t),
         Err(TokenError::WrongOperation)
     );
-    assert!(store.redeem(&big("9007199254740993"), &t).is_ok());
+    assert!(store.redeem(None, &big("9007199254740993"), &t).is_ok());
 }
 
 #[test]
 fn tokens_do_not_cross_sessions_and_cannot_be_forged() {
-    let a = TokenStore::new(None);
-    let b = TokenStore::new(None);
-    let t = a.mint(&del("A"), "user");
-    assert_eq!(b.redeem(&del("A"), &t), Err(TokenError::WrongOperation));
+    let a = TokenStore::default();
+    let b = TokenStore::default();
+    let t = a.mint(None, &del("A"), "user");
+    assert_eq!(
+        b.redeem(None, &del("A"), &t),
+        Err(TokenError::WrongOperation)
+    );
     let forged = format!("rbv1.{}.{}", "00".repeat(16), "00".repeat(32));
     assert_eq!(
-        a.redeem(&del("A"), &forged),
+        a.redeem(None, &del("A"), &forged),
         Err(TokenError::WrongOperation)
     );
     for junk in [
@@ -109,13 +115,13 @@ fn tokens_do_not_cross_sessions_and_cannot_be_forged() {
         &signature(&del("A")),
     ] {
         assert_eq!(
-            a.redeem(&del("A"), junk),
+            a.redeem(None, &del("A"), junk),
             Err(TokenError::Malformed),
             "{junk}"
         );
     }
     assert!(
-        a.redeem(&del("A"), &t).is_ok(),
+        a.redeem(None, &del("A"), &t).is_ok(),
         "failed attempts must not spend the token"
     );
 }
@@ -123,15 +129,15 @@ fn tokens_do_not_cross_sessions_and_cannot_be_forged() {
 #[test]
 fn two_concurrent_redemptions_never_both_succeed() {
     for _ in 0..1000 {
-        let store = Arc::new(TokenStore::new(None));
-        let token = Arc::new(store.mint(&del("A"), "user"));
+        let store = Arc::new(TokenStore::default());
+        let token = Arc::new(store.mint(None, &del("A"), "user"));
         let barrier = Arc::new(Barrier::new(2));
         let racers: Vec<_> = (0..2)
             .map(|_| {
                 let (store, token, barrier) = (store.clone(), token.clone(), barrier.clone());
                 std::thread::spawn(move || {
                     barrier.wait();
-                    store.redeem(&del("A"), &token).is_ok()
+                    store.redeem(None, &del("A"), &token).is_ok()
                 })
             })
             .collect();
@@ -163,20 +169,31 @@ fn classification_and_authorization_keys_differ() {
 
 #[test]
 fn mutants_weaken_exactly_their_property() {
-    let shape = TokenStore::new(Some(Mutant::ShapeBoundToken));
-    let t = shape.mint(&del("A"), "user");
+    let shape = Some(Mutant::ShapeBoundToken);
+    let store = TokenStore::default();
+    let t = store.mint(shape, &del("A"), "user");
     assert!(
-        shape.redeem(&del("B"), &t).is_ok(),
+        store.redeem(shape, &del("B"), &t).is_ok(),
         "shape-bound tokens approve other data"
     );
 
-    let replay = TokenStore::new(Some(Mutant::ReplayableToken));
-    let t = replay.mint(&del("A"), "user");
-    assert!(replay.redeem(&del("A"), &t).is_ok() && replay.redeem(&del("A"), &t).is_ok());
+    let replay = Some(Mutant::ReplayableToken);
+    let t = store.mint(replay, &del("A"), "user");
+    assert!(
+        store.redeem(replay, &del("A"), &t).is_ok() && store.redeem(replay, &del("A"), &t).is_ok()
+    );
     assert_eq!(
-        replay.redeem(&del("B"), &t),
+        store.redeem(replay, &del("B"), &t),
         Err(TokenError::WrongOperation)
     );
+    // The same store under the reference: spent once, bound to the data.
+    let t = store.mint(None, &del("A"), "user");
+    assert_eq!(
+        store.redeem(None, &del("B"), &t),
+        Err(TokenError::WrongOperation)
+    );
+    assert!(store.redeem(None, &del("A"), &t).is_ok());
+    assert_eq!(store.redeem(None, &del("A"), &t), Err(TokenError::Spent));
 }
 
 #[test]
@@ -208,7 +225,7 @@ fn the_authorization_form_is_the_canonical_json_of_plugin_id_and_arguments() {
 
 #[test]
 fn hex_is_lowercase_two_digits_per_byte() {
-    assert_eq!(hex(&[0x00, 0x0f, 0xa0, 0xff]), "000fa0ff");
+    assert_eq!(hex::encode([0x00, 0x0f, 0xa0, 0xff]), "000fa0ff");
     assert_eq!(unhex("000fa0ff"), Some(vec![0x00, 0x0f, 0xa0, 0xff]));
     for bad in ["0", "0A", "0g", "+1", "é"] {
         assert_eq!(unhex(bad), None, "{bad}");
@@ -217,15 +234,18 @@ fn hex_is_lowercase_two_digits_per_byte() {
 
 #[test]
 fn every_token_and_every_session_secret_is_distinct() {
-    let a = TokenStore::new(None);
-    let b = TokenStore::new(None);
+    let a = TokenStore::default();
+    let b = TokenStore::default();
     assert_ne!(a.secret, b.secret);
     // Approving the same call twice gives two tokens, each good once.
-    let (t1, t2) = (a.mint(&del("A"), "user"), a.mint(&del("A"), "user"));
+    let (t1, t2) = (
+        a.mint(None, &del("A"), "user"),
+        a.mint(None, &del("A"), "user"),
+    );
     assert_ne!(t1, t2);
-    assert_eq!(a.redeem(&del("A"), &t2), Ok("user".into()));
-    assert_eq!(a.redeem(&del("A"), &t1), Ok("user".into()));
-    assert_eq!(a.redeem(&del("A"), &t1), Err(TokenError::Spent));
+    assert_eq!(a.redeem(None, &del("A"), &t2), Ok("user".into()));
+    assert_eq!(a.redeem(None, &del("A"), &t1), Ok("user".into()));
+    assert_eq!(a.redeem(None, &del("A"), &t1), Err(TokenError::Spent));
     // The same nonce under another session's secret is another MAC.
-    assert_ne!(t1, b.mint(&del("A"), "user"));
+    assert_ne!(t1, b.mint(None, &del("A"), "user"));
 }
