@@ -502,6 +502,8 @@ mod b;
 mod c;
 #[path = "families_d.rs"]
 mod d;
+#[path = "families_e.rs"]
+mod e;
 
 /// Every guarded family, tokens first.
 pub fn all() -> impl Iterator<Item = &'static Family> {
@@ -510,6 +512,7 @@ pub fn all() -> impl Iterator<Item = &'static Family> {
         .chain(b::ALL.iter())
         .chain(c::ALL.iter())
         .chain(d::ALL.iter())
+        .chain(e::ALL.iter())
 }
 
 /// Families the corpus cannot catch under the reference's profile, or

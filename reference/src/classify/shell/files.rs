@@ -76,27 +76,25 @@ const SYSTEM_READS: &[&str] = &[
 
 pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> {
     let found = match name {
-        "cd" | "pushd" => {
-            match (&mut w.declared, operands(args).first().copied()) {
-                // `cd -` and `pushd` alone go back to a directory this
-                // command line may not show.
-                (Some(d), Some(dir)) if dir.text == "-" => d.lose_dir(),
-                (Some(d), None) if name == "pushd" => d.lose_dir(),
-                (Some(d), dir) => d.enter(dir),
-                (None, _) => w.cwd = entered(args, w.cwd),
+        "cd" | "pushd" | "popd" => {
+            let words: Vec<&Arg> = args.iter().collect();
+            match &mut w.declared {
+                Some(d) => d.builtin(name, &words),
+                None => {
+                    let op = place::DirOp::read(name, &words);
+                    let to = match op {
+                        place::DirOp::Cd(Some(dir)) | place::DirOp::Push(Some(dir), _) => {
+                            entered(&[dir.clone()], w.cwd)
+                        }
+                        _ => None,
+                    };
+                    let mut here = w.cwd;
+                    w.dirs.apply(&op, &mut here, to);
+                    w.cwd = here;
+                }
             }
             w.moved();
             read(format!("`{name}` changes the directory"))
-        }
-        "popd" => {
-            match &mut w.declared {
-                // Where the stack leads is not followed: unknown, so
-                // nothing after it counts as inside the root.
-                Some(d) => d.lose_dir(),
-                None => w.cwd = None,
-            }
-            w.moved();
-            read("`popd` changes the directory")
         }
         "find" => scripts::find(w, args),
         "sed" | "gsed" => scripts::sed(w, args),
@@ -237,11 +235,49 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
             Irreversible,
             format!("`{name}` destroys data; nothing keeps a copy"),
         ),
-        _ if WRITES.contains(&name) => write(format!("`{name}` writes workspace files")),
+        _ if WRITES.contains(&name) => {
+            let found = write(format!("`{name}` writes workspace files"));
+            let dirs = extract_dirs(name, args);
+            writes_to(
+                w,
+                &format!("`{name}` extracts into"),
+                &dirs.iter().collect::<Vec<_>>(),
+                found,
+            )
+        }
         _ if READS.contains(&name) => read(format!("`{name}` has no effect beyond reading")),
         _ => return None,
     };
     Some(found)
+}
+
+/// The directory an archiver extracts or writes into: tar(1) `-C,
+/// --directory=DIR` ("change to DIR before performing any operations"),
+/// unzip(1) `-d exdir`, 7-Zip's `-o{dir}`, cpio(1) `-D, --directory`.
+/// What lands there is judged by where it lies, as a redirection is.
+fn extract_dirs(name: &str, args: &[Arg]) -> Vec<Arg> {
+    // tar reads from `-C DIR` when it creates an archive; it writes
+    // there when it extracts (`-x`, `--extract`, `--get`, or the
+    // traditional first word without a dash: `tar xzf a.tgz`).
+    let extracts = has_flag(name, args, Some('x'), &["extract", "get"])
+        || args
+            .first()
+            .is_some_and(|a| !a.text.starts_with('-') && a.text.contains('x'));
+    match name {
+        "tar" if extracts => option_arg(name, args, Some("-C"), Some("--directory")),
+        "unzip" => option_arg(name, args, Some("-d"), None),
+        "cpio" => option_arg(name, args, Some("-D"), Some("--directory")),
+        "7z" | "7za" => args.iter().find_map(|a| {
+            let dir = a.text.strip_prefix("-o").filter(|d| !d.is_empty())?;
+            Some(Arg {
+                text: dir.to_owned(),
+                ..a.clone()
+            })
+        }),
+        _ => None,
+    }
+    .into_iter()
+    .collect()
 }
 
 fn null(a: &Arg) -> bool {

@@ -687,7 +687,7 @@ fn go_source(name: &str, value: &str) -> bool {
 /// own directory, and the registries the tools name as their defaults
 /// (npm `https://registry.npmjs.org/`, pip `https://pypi.org/simple`) are
 /// where the session's packages already come from.
-fn vouched_source(w: &Walker, value: &str) -> bool {
+pub fn vouched_source(w: &Walker, value: &str) -> bool {
     const DEFAULTS: &[&str] = &["https://registry.npmjs.org", "https://pypi.org/simple"];
     value.split([' ', ',']).filter(|v| !v.is_empty()).all(|v| {
         let v = v.trim_end_matches('/');
