@@ -605,7 +605,13 @@ mod tests {
             ("${HOME}/.gitconfig", Place::HomeConfig),
             ("~/bin/ls", Place::HomeConfig),
             ("~/notes.txt", Place::Home),
-            ("~root/.ssh/authorized_keys", Place::Elsewhere),
+            ("~root/.ssh/authorized_keys", Place::HomeConfig),
+            ("~root/notes.txt", Place::System),
+            ("~alice/.profile", Place::HomeConfig),
+            ("~alice/shared/x", Place::Elsewhere),
+            ("~+/src/x", Place::Workspace),
+            ("~-/Makefile", Place::Unknown),
+            ("~2/x", Place::Unknown),
             ("/etc/hosts", Place::System),
             ("/usr/local/bin/x", Place::System),
             ("/var/spool/cron/crontabs/me", Place::System),
@@ -695,6 +701,96 @@ mod tests {
         assert_eq!(d.here(), Place::Workspace);
         d.lose_dir();
         assert_eq!(d.here(), Place::Unknown);
+    }
+
+    fn dir_op(name: &str, words: &[&str]) -> (Vec<Arg>, String) {
+        (words.iter().map(|w| arg(w)).collect(), name.to_owned())
+    }
+
+    /// Runs `cd`/`pushd`/`popd` lines through the default rule's stack
+    /// (`None`: the workspace) and returns where the shell ends up.
+    fn stack(lines: &[(&str, &[&str])]) -> Option<Place> {
+        let mut dirs = Dirs::default();
+        let mut here: Option<Place> = None;
+        for (name, words) in lines {
+            let (args, name) = dir_op(name, words);
+            let refs: Vec<&Arg> = args.iter().collect();
+            let op = DirOp::read(&name, &refs);
+            let to = match op {
+                DirOp::Cd(Some(d)) | DirOp::Push(Some(d), _) => match of(d) {
+                    Place::Workspace => here,
+                    p => Some(p),
+                },
+                _ => None,
+            };
+            dirs.apply(&op, &mut here, to);
+        }
+        here
+    }
+
+    #[test]
+    fn the_directory_stack_is_followed() {
+        let tmp: &[&str] = &["/tmp/x"];
+        let sys: &[&str] = &["/etc/x"];
+        // popd returns to where pushd left.
+        assert_eq!(
+            stack(&[("pushd", tmp), ("pushd", &["src"]), ("popd", &[])]),
+            Some(Place::Temp)
+        );
+        assert_eq!(stack(&[("pushd", tmp), ("popd", &[])]), None);
+        // cd - and cd "$OLDPWD" go back once.
+        assert_eq!(
+            stack(&[("cd", tmp), ("cd", sys), ("cd", &["-"])]),
+            Some(Place::Temp)
+        );
+        assert_eq!(
+            stack(&[("cd", tmp), ("cd", sys), ("cd", &["$OLDPWD"])]),
+            Some(Place::Temp)
+        );
+        assert_eq!(stack(&[("cd", tmp), ("cd", &["-"])]), None);
+        // pushd alone swaps; pushd +1 rotates the second entry to the top.
+        assert_eq!(
+            stack(&[("pushd", tmp), ("pushd", sys), ("pushd", &[])]),
+            Some(Place::Temp)
+        );
+        assert_eq!(
+            stack(&[("pushd", tmp), ("pushd", sys), ("pushd", &["+1"])]),
+            Some(Place::Temp)
+        );
+        assert_eq!(
+            stack(&[("pushd", tmp), ("pushd", sys), ("pushd", &["+2"])]),
+            None
+        );
+        // popd +1 removes an entry and stays; -n changes only the stack.
+        assert_eq!(
+            stack(&[("cd", sys), ("pushd", tmp), ("popd", &["+1"])]),
+            Some(Place::Temp)
+        );
+        assert_eq!(stack(&[("pushd", &["-n", "/tmp/x"])]), None);
+        assert_eq!(
+            stack(&[("pushd", &["-n", "/tmp/x"]), ("popd", &[])]),
+            Some(Place::Temp)
+        );
+    }
+
+    #[test]
+    fn the_declared_stack_is_followed() {
+        let mut d = declared("/work/app", "/work/app", Some("/home/me"));
+        let run = |d: &mut Declared, name: &str, words: &[&str]| {
+            let args: Vec<Arg> = words.iter().map(|w| arg(w)).collect();
+            d.builtin(name, &args.iter().collect::<Vec<_>>());
+            d.here()
+        };
+        assert_eq!(run(&mut d, "pushd", &["/srv/x"]), Place::System);
+        assert_eq!(run(&mut d, "pushd", &["/work/app/src"]), Place::Workspace);
+        assert_eq!(run(&mut d, "popd", &[]), Place::System);
+        assert_eq!(run(&mut d, "popd", &[]), Place::Workspace);
+        // Past what the line pushed: a directory only run time knows.
+        assert_eq!(run(&mut d, "popd", &[]), Place::Unknown);
+        let mut d = declared("/work/app", "/work/app", Some("/home/me"));
+        assert_eq!(run(&mut d, "cd", &["/tmp/x"]), Place::Temp);
+        assert_eq!(run(&mut d, "cd", &["-"]), Place::Workspace);
+        assert_eq!(run(&mut d, "cd", &["~-"]), Place::Temp);
     }
 
     #[test]

@@ -399,6 +399,38 @@ mod tests {
     }
 
     #[test]
+    fn pip_prefixes_are_decided_against_its_option_table() {
+        let pip = Parser::of("pip");
+        let of = |typed: &str, listed: &str| pip.long_of("pip", typed, listed);
+        // Unique prefixes, also where they end at a word of the option.
+        assert_eq!(of("--extra-index", "--extra-index-url"), Some(None));
+        assert_eq!(of("--trusted", "--trusted-host"), Some(None));
+        assert_eq!(of("--index=x", "--index-url"), Some(Some("x")));
+        // Ambiguous (`--e`: editable, extra-index-url, exists-action) or
+        // another option's own name (`--pre` of `--prefix`).
+        assert_eq!(of("--e", "--editable"), None);
+        assert_eq!(of("--pre", "--prefix"), None);
+        // Under the mutants the word-boundary guess and exact names return.
+        assert_eq!(
+            spelled(Spelling::FamilyBlind, || of(
+                "--extra-index",
+                "--extra-index-url"
+            )),
+            None
+        );
+        assert_eq!(
+            spelled(Spelling::PrefixExact, || of("--index-u", "--index-url")),
+            None
+        );
+        // Programs without a table keep `long`.
+        let make = Parser::of("make");
+        assert_eq!(
+            make.long_of("make", "--direc=x", "--directory"),
+            Some(Some("x"))
+        );
+    }
+
+    #[test]
     fn getopt_long_takes_prefixes_inline_values_and_clusters() {
         let p = Parser::of("tar");
         assert_eq!(p, Parser::GetoptLong);

@@ -556,6 +556,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_default_word_replaces_its_expansion() {
+        for (text, want) in [
+            ("${f:-/etc/shadow}", Some("/etc/shadow")),
+            ("${out-/etc/hosts}", Some("/etc/hosts")),
+            ("${rc:=$HOME/.profile}", Some("$HOME/.profile")),
+            ("${x:+~/.bashrc}", Some("~/.bashrc")),
+            ("${d:-/etc}/cron.d/x", Some("/etc/cron.d/x")),
+            ("${f:-\"/etc/shadow\"}", Some("/etc/shadow")),
+            ("${f:-${g:-/etc/x}}", Some("${g:-/etc/x}")),
+            ("${f}", None),
+            ("${f:?unset}", None),
+            ("${#f}", None),
+            ("$f", None),
+            ("notes.txt", None),
+        ] {
+            assert_eq!(default_word(text).as_deref(), want, "{text}");
+        }
+    }
+
+    #[test]
     fn brace_words_are_every_alternative_nested_and_sequences_by_their_ends() {
         let o = ParserOptions::default();
         assert_eq!(
