@@ -475,6 +475,14 @@ impl Walker {
         self.embedded(word::arithmetic_names(text), out);
     }
 
+    /// The code a text runs when bash expands it as a word (a completion
+    /// wordlist, a `${…}` body): its substitutions, inspected.
+    pub fn expanded_text(&mut self, text: &str) -> Vec<Inspection> {
+        let mut out = Vec::new();
+        self.embedded_text(text, &mut out);
+        out
+    }
+
     fn embedded_text(&mut self, text: &str, out: &mut Vec<Inspection>) {
         let embedded = word::embedded_in(text, &self.options);
         self.embedded(embedded, out);
