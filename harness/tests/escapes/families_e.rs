@@ -3,6 +3,7 @@
 //! sources. Each is a client that reads one construct the way a simpler
 //! model of bash or pip would.
 
+use super::c::sees;
 use super::*;
 
 /// The text after the last `popd`, `cd -`, `cd "$OLDPWD"` or `pushd ±N`:
@@ -62,7 +63,7 @@ pub const ALL: &[Family] = &[
         "shell: a parameter's default word ignored",
         "shell",
         ["shell/"],
-        || blind("shell", default_word_dropped)
+        || sees("shell", default_word_dropped)
     ),
     family!(
         "shell: completion wordlists (-W) as data",
@@ -74,6 +75,6 @@ pub const ALL: &[Family] = &[
         "shell: pip's index and trusted-host options ignored",
         "shell",
         ["shell/"],
-        || blind("shell", pip_sources_dropped)
+        || sees("shell", pip_sources_dropped)
     ),
 ];
