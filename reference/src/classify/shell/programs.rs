@@ -656,7 +656,7 @@ const PROXY_VARS: &[&str] = &[
 
 /// Setting a proxy variable: loopback (a local debugging proxy) is a local
 /// write; any other host receives every later request.
-fn proxy(name: &str, value: &str, resolved: bool) -> Option<Inspection> {
+pub(super) fn proxy(name: &str, value: &str, resolved: bool) -> Option<Inspection> {
     if !resolved {
         return Some(unknown(format!(
             "`{name}` sends later requests to a proxy known only at run time"
