@@ -401,11 +401,14 @@ mod tests {
     #[test]
     fn pip_prefixes_are_decided_against_its_option_table() {
         let pip = Parser::of("pip");
-        let of = |typed: &str, listed: &str| pip.long_of("pip", typed, listed);
+        let of = |typed: &str, listed: &str| {
+            pip.long_of("pip", typed, listed)
+                .map(|v| v.map(str::to_owned))
+        };
         // Unique prefixes, also where they end at a word of the option.
         assert_eq!(of("--extra-index", "--extra-index-url"), Some(None));
         assert_eq!(of("--trusted", "--trusted-host"), Some(None));
-        assert_eq!(of("--index=x", "--index-url"), Some(Some("x")));
+        assert_eq!(of("--index=x", "--index-url"), Some(Some("x".to_owned())));
         // Ambiguous (`--e`: editable, extra-index-url, exists-action) or
         // another option's own name (`--pre` of `--prefix`).
         assert_eq!(of("--e", "--editable"), None);
