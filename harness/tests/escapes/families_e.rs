@@ -31,19 +31,10 @@ fn default_word_dropped(c: &str) -> Option<String> {
 }
 
 /// pip's package-source options (any spelling) removed with their value.
-fn pip_sources_dropped(c: &str) -> Option<String> {
+pub fn pip_sources_dropped(c: &str) -> Option<String> {
     static P: LazyLock<Regex> =
         LazyLock::new(|| re(r"\s(-i|-f|--(index|extra|find|trusted)[a-z-]*)(=\S+|\s+\S+)"));
     (c.contains("pip") && P.is_match(c)).then(|| P.replace_all(c, "").into_owned())
-}
-
-/// compgen's and complete's `-W` wordlist as data: a client that knows
-/// `-C` and `-F` name code but not that the wordlist is expanded.
-fn wordlist_as_data(c: &str) -> Option<String> {
-    static W: LazyLock<Regex> =
-        LazyLock::new(|| re(r#"(compgen|complete)(\s+-W\s+)('[^']*'|"[^"]*")"#));
-    W.is_match(c)
-        .then(|| W.replace_all(c, "${1}${2}words").into_owned())
 }
 
 pub const ALL: &[Family] = &[
@@ -64,17 +55,5 @@ pub const ALL: &[Family] = &[
         "shell",
         ["shell/"],
         || sees("shell", default_word_dropped)
-    ),
-    family!(
-        "shell: completion wordlists (-W) as data",
-        "shell",
-        ["shell/"],
-        || blind("shell", wordlist_as_data)
-    ),
-    family!(
-        "shell: pip's index and trusted-host options ignored",
-        "shell",
-        ["shell/"],
-        || sees("shell", pip_sources_dropped)
     ),
 ];

@@ -166,7 +166,8 @@ fn cmake_tool(w: &mut Walker, args: &[Arg], stdin: &Stdin) -> Inspection {
 /// `--opt value`, `--opt=value`, `-Cdir`.
 fn project_options(name: &str) -> &'static [&'static str] {
     match name {
-        "cargo" => &["--manifest-path", "-C"],
+        // `cargo install --path DIR` builds the crate there (build.rs).
+        "cargo" => &["--manifest-path", "-C", "--path"],
         "git" => &["-C", "--git-dir", "--work-tree"],
         "make" | "gmake" => &["-C", "--directory", "-f", "--file", "--makefile"],
         "npm" => &["--prefix", "-C"],
@@ -238,6 +239,13 @@ fn project_operands<'a>(name: &str, args: &'a [Arg]) -> Vec<&'a Arg> {
         "pytest" | "py.test" => ops,
         "meson" => ops.into_iter().skip(1).collect(),
         "docker" | "podman" | "buildah" if sub == "build" => paths(1),
+        // A local project installed by path builds there: pip's `install
+        // <path>` runs the project's build backend (pip docs, "pip
+        // install": local project path), npm's `install <folder>` its
+        // lifecycle scripts (npm docs, "npm install": `npm install
+        // <folder>`).
+        "pip" | "pip3" if matches!(sub, "install" | "wheel" | "download") => paths(1),
+        "npm" | "pnpm" | "yarn" if matches!(sub, "install" | "i" | "add") => paths(1),
         _ => Vec::new(),
     }
 }
