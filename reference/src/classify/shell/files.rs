@@ -84,7 +84,7 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
                     let op = place::DirOp::read(name, &words);
                     let to = match op {
                         place::DirOp::Cd(Some(dir)) | place::DirOp::Push(Some(dir), _) => {
-                            entered(&[dir.clone()], w.cwd)
+                            entered(std::slice::from_ref(dir), w.cwd)
                         }
                         _ => None,
                     };
