@@ -502,6 +502,8 @@ mod b;
 mod c;
 #[path = "families_d.rs"]
 mod d;
+#[path = "families_e.rs"]
+mod e;
 
 /// Every guarded family, tokens first.
 pub fn all() -> impl Iterator<Item = &'static Family> {
@@ -510,12 +512,23 @@ pub fn all() -> impl Iterator<Item = &'static Family> {
         .chain(b::ALL.iter())
         .chain(c::ALL.iter())
         .chain(d::ALL.iter())
+        .chain(e::ALL.iter())
 }
 
 /// Families the corpus cannot catch under the reference's profile, or
 /// that no requirement catches (the corpus may not hold a rule only the
 /// reference knows). Run in the report only.
 pub const UNGUARDED: &[Family] = &[
+    // Under the default threshold a plain `pip install` already escalates
+    // through Rule-of-Two (an untrusted download that changes state), so a
+    // client blind to pip's package sources answers the same;
+    // `shell/pip-sources/*` catch it under threshold 3.
+    family!(
+        "shell: pip's index and trusted-host options ignored",
+        "shell",
+        ["shell/"],
+        || c::sees("shell", e::pip_sources_dropped)
+    ),
     // Under the default threshold a local `file:` read escalates through
     // Rule-of-Two (untrusted content and sensitive data) just as a share
     // does; `fetch/scheme/escapes-threshold-3-*` catch it under threshold 3.

@@ -24,7 +24,7 @@ pub fn after_options<'a>(program: &str, args: &'a [Arg], with_value: &[&str]) ->
         }
         let takes_next = with_value
             .iter()
-            .any(|listed| spelled(p, values, text, listed) == Some(None));
+            .any(|listed| spelled(p, program, values, text, listed) == Some(None));
         i += if takes_next { 2 } else { 1 };
     }
     args.get(i..).unwrap_or(&[])
@@ -34,10 +34,16 @@ pub fn after_options<'a>(program: &str, args: &'a [Arg], with_value: &[&str]) ->
 /// (`-o`: a short letter, `--out`: a long option, `-TT`: a word of its
 /// own), and the value it holds in the same word (`None`: the value, if
 /// the option takes one, is the next word).
-fn spelled<'t>(p: Parser, values: &str, word: &'t str, listed: &str) -> Option<Option<&'t str>> {
+fn spelled<'t>(
+    p: Parser,
+    program: &str,
+    values: &str,
+    word: &'t str,
+    listed: &str,
+) -> Option<Option<&'t str>> {
     let attached = |v: &'t str| (!v.is_empty()).then_some(v);
     if listed.starts_with("--") {
-        return p.long(word, listed);
+        return p.long_of(program, word, listed);
     }
     let name = listed.strip_prefix('-')?;
     let mut letters = name.chars();
@@ -136,7 +142,10 @@ pub fn option_positions<'a>(
         if t == "--" {
             break;
         }
-        match listed.iter().find_map(|l| spelled(p, values, t, l)) {
+        match listed
+            .iter()
+            .find_map(|l| spelled(p, program, values, t, l))
+        {
             Some(inline) => {
                 found.push((i, inline));
                 // The next word is this option's value, not an option.

@@ -13,7 +13,7 @@
 //! command handed to the tool (`bundle exec CMD`, `cmake -E`); publishing
 //! reaches third parties.
 
-use super::argv::{after_options, operands};
+use super::argv::{after_options, operands, option_positions};
 use super::walk::{Stdin, Walker};
 use super::word::Arg;
 use super::{destroy, external, programs, read, unknown, write};
@@ -166,7 +166,8 @@ fn cmake_tool(w: &mut Walker, args: &[Arg], stdin: &Stdin) -> Inspection {
 /// `--opt value`, `--opt=value`, `-Cdir`.
 fn project_options(name: &str) -> &'static [&'static str] {
     match name {
-        "cargo" => &["--manifest-path", "-C"],
+        // `cargo install --path DIR` builds the crate there (build.rs).
+        "cargo" => &["--manifest-path", "-C", "--path"],
         "git" => &["-C", "--git-dir", "--work-tree"],
         "make" | "gmake" => &["-C", "--directory", "-f", "--file", "--makefile"],
         "npm" => &["--prefix", "-C"],
@@ -187,6 +188,19 @@ fn project_options(name: &str) -> &'static [&'static str] {
         "pip" | "pip3" => &["-e", "--editable"],
         "just" => &["-f", "--justfile", "-d", "--working-directory"],
         "bundle" => &["--gemfile"],
+        // rake(1): `-f, --rakefile FILE`, `-C, --directory DIR` (change to
+        // DIR first), `-I, --libdir DIR` and `-R, --rakelibdir DIR` (where
+        // required code and rakelib tasks are loaded from).
+        "rake" => &[
+            "-f",
+            "--rakefile",
+            "-C",
+            "--directory",
+            "-I",
+            "--libdir",
+            "-R",
+            "--rakelibdir",
+        ],
         "tox" => &["-c", "--conf"],
         "pytest" => &["--rootdir", "-c", "--config-file"],
         "cmake" => &["-S", "--build"],
@@ -225,6 +239,13 @@ fn project_operands<'a>(name: &str, args: &'a [Arg]) -> Vec<&'a Arg> {
         "pytest" | "py.test" => ops,
         "meson" => ops.into_iter().skip(1).collect(),
         "docker" | "podman" | "buildah" if sub == "build" => paths(1),
+        // A local project installed by path builds there: pip's `install
+        // <path>` runs the project's build backend (pip docs, "pip
+        // install": local project path), npm's `install <folder>` its
+        // lifecycle scripts (npm docs, "npm install": `npm install
+        // <folder>`).
+        "pip" | "pip3" if matches!(sub, "install" | "wheel" | "download") => paths(1),
+        "npm" | "pnpm" | "yarn" if matches!(sub, "install" | "i" | "add") => paths(1),
         _ => Vec::new(),
     }
 }
@@ -248,51 +269,43 @@ pub fn project_elsewhere(w: &Walker, name: &str, args: &[Arg]) -> Option<Inspect
     let names = project_options(name);
     // `-C DIR` moves the tool before it reads what later options name
     // (`git -C a --git-dir b`, `make -C a -f b`): followed in a copy of
-    // the declared workspace, so later paths resolve from there.
+    // the declared workspace, so later paths resolve from there. Each
+    // option is read in every spelling the tool's parser accepts
+    // (`make --direc=DIR`, `pip install --edit DIR`, `tox --con FILE`).
     let mut here = w.declared.clone();
-    let mut iter = args.iter();
-    while let Some(a) = iter.next() {
-        let t = a.text.as_str();
-        if t == "--" {
-            break;
-        }
-        let value = if names.contains(&t) {
-            iter.next()
-        } else {
-            None
-        };
-        let attached = names.iter().find_map(|n| {
-            let rest = t.strip_prefix(n)?;
-            let v = if n.starts_with("--") {
-                rest.strip_prefix('=')?
-            } else {
-                rest.strip_prefix('=').unwrap_or(rest)
-            };
-            (!v.is_empty()).then(|| Arg {
+    for (at, inline) in option_positions(name, args, names) {
+        let word = &args[at];
+        let dir = match inline {
+            Some("") => continue,
+            Some(v) => Arg {
                 text: v.to_owned(),
-                resolved: a.resolved,
+                resolved: word.resolved,
                 pattern: false,
-            })
-        });
-        if let Some(dir) = value.cloned().or(attached) {
-            let outside = match &mut here {
-                // `-`: the file is read from stdin, code nobody vouches for.
-                Some(_) if dir.text == "-" => true,
-                Some(d) => {
-                    let outside = d.runs_outside(&dir, programs::PROJECT);
-                    if t.starts_with("-C") || t.starts_with("--directory") {
-                        d.enter(Some(&dir));
-                    }
-                    outside
+            },
+            None => match args.get(at + 1) {
+                Some(next) => next.clone(),
+                None => continue,
+            },
+        };
+        let moves =
+            !option_positions(name, std::slice::from_ref(word), &["-C", "--directory"]).is_empty();
+        let outside = match &mut here {
+            // `-`: the file is read from stdin, code nobody vouches for.
+            Some(_) if dir.text == "-" => true,
+            Some(d) => {
+                let outside = d.runs_outside(&dir, programs::PROJECT);
+                if moves {
+                    d.enter(Some(&dir));
                 }
-                None => programs::code_outside(w, &dir, programs::PROJECT),
-            };
-            if outside {
-                return Some(unknown(format!(
-                    "`{name} {t}` runs the project at `{}`: code from outside the workspace",
-                    dir.text
-                )));
+                outside
             }
+            None => programs::code_outside(w, &dir, programs::PROJECT),
+        };
+        if outside {
+            return Some(unknown(format!(
+                "`{name} {}` runs the project at `{}`: code from outside the workspace",
+                word.text, dir.text
+            )));
         }
     }
     let operand_dirs = if w.planted(Mutant::OutsideCodeBlind) {

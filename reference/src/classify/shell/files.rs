@@ -1,7 +1,7 @@
 //! Core utilities and shell builtins: reads, workspace writes, local
 //! destruction, processes and the system.
 
-use super::argv::{any_unresolved, has_flag, operands, option_arg, option_value};
+use super::argv::{any_unresolved, has_flag, operands, option_arg, option_value, option_values};
 use super::place::{self, Place};
 use super::walk::Walker;
 use super::word::Arg;
@@ -76,27 +76,25 @@ const SYSTEM_READS: &[&str] = &[
 
 pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> {
     let found = match name {
-        "cd" | "pushd" => {
-            match (&mut w.declared, operands(args).first().copied()) {
-                // `cd -` and `pushd` alone go back to a directory this
-                // command line may not show.
-                (Some(d), Some(dir)) if dir.text == "-" => d.lose_dir(),
-                (Some(d), None) if name == "pushd" => d.lose_dir(),
-                (Some(d), dir) => d.enter(dir),
-                (None, _) => w.cwd = entered(args, w.cwd),
+        "cd" | "pushd" | "popd" => {
+            let words: Vec<&Arg> = args.iter().collect();
+            match &mut w.declared {
+                Some(d) => d.builtin(name, &words),
+                None => {
+                    let op = place::DirOp::read(name, &words);
+                    let to = match op {
+                        place::DirOp::Cd(Some(dir)) | place::DirOp::Push(Some(dir), _) => {
+                            entered(std::slice::from_ref(dir), w.cwd)
+                        }
+                        _ => None,
+                    };
+                    let mut here = w.cwd;
+                    w.dirs.apply(&op, &mut here, to);
+                    w.cwd = here;
+                }
             }
             w.moved();
             read(format!("`{name}` changes the directory"))
-        }
-        "popd" => {
-            match &mut w.declared {
-                // Where the stack leads is not followed: unknown, so
-                // nothing after it counts as inside the root.
-                Some(d) => d.lose_dir(),
-                None => w.cwd = None,
-            }
-            w.moved();
-            read("`popd` changes the directory")
         }
         "find" => scripts::find(w, args),
         "sed" | "gsed" => scripts::sed(w, args),
@@ -237,11 +235,130 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
             Irreversible,
             format!("`{name}` destroys data; nothing keeps a copy"),
         ),
-        _ if WRITES.contains(&name) => write(format!("`{name}` writes workspace files")),
+        _ if WRITES.contains(&name) => {
+            let found = write(format!("`{name}` writes workspace files"));
+            let dirs = extract_dirs(name, args);
+            writes_to(
+                w,
+                &format!("`{name}` extracts into"),
+                &dirs.iter().collect::<Vec<_>>(),
+                found,
+            )
+        }
         _ if READS.contains(&name) => read(format!("`{name}` has no effect beyond reading")),
         _ => return None,
     };
     Some(found)
+}
+
+/// Files a program writes that its options or operands name, beyond the
+/// workspace files it edits: the output of a compiler or build (`-o FILE`:
+/// gcc(1), clang, rustc, `go help build`; cargo's `--target-dir`), the
+/// archive tar creates (`-f`, GNU tar manual, with `-c`, `-r`, `-u`,
+/// `-A`), zip's archive (zip(1): `zip [options] zipfile file …`), split's
+/// output prefix (split(1): `split [FILE [PREFIX]]`), gawk's in-place
+/// files (gawk manual, "Enabling In-Place File Editing": `-i inplace`),
+/// cmake's install prefix (`cmake --install DIR --prefix P`). Each is
+/// judged by where it lies, as a redirection's file is.
+pub fn outputs(name: &str, args: &[Arg]) -> Vec<Arg> {
+    let ops = operands(args);
+    let arg = |short: Option<&str>, long: Option<&str>| option_arg(name, args, short, long);
+    let found: Vec<Arg> = match name {
+        "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++" | "rustc" | "tcc" => {
+            arg(Some("-o"), None).into_iter().collect()
+        }
+        "go" if ops
+            .first()
+            .is_some_and(|s| matches!(s.text.as_str(), "build" | "test")) =>
+        {
+            arg(Some("-o"), None).into_iter().collect()
+        }
+        "cargo" => arg(None, Some("--target-dir"))
+            .into_iter()
+            .chain(arg(None, Some("--artifact-dir")))
+            .collect(),
+        "cmake" if args.iter().any(|a| a.text == "--install") => {
+            arg(None, Some("--prefix")).into_iter().collect()
+        }
+        // The traditional form (`tar czf FILE …`): the key letters come
+        // first without a dash, and `f` takes the next word.
+        "tar" | "gtar" | "bsdtar"
+            if args
+                .first()
+                .is_some_and(|a| !a.text.starts_with('-') && a.text.contains(['c', 'r', 'u'])) =>
+        {
+            let key = &args[0].text;
+            key.contains('f')
+                .then(|| args.get(1).cloned())
+                .flatten()
+                .into_iter()
+                .collect()
+        }
+        "tar" | "gtar" | "bsdtar"
+            if has_flag(
+                name,
+                args,
+                Some('c'),
+                &["create", "append", "update", "catenate"],
+            ) =>
+        {
+            arg(Some("-f"), Some("--file")).into_iter().collect()
+        }
+        "zip" => ops.first().map(|a| (*a).clone()).into_iter().collect(),
+        "split" if ops.len() >= 2 => ops.last().map(|a| (*a).clone()).into_iter().collect(),
+        "gawk" | "awk"
+            if option_values(name, args, Some("-i"), Some("--include"))
+                .iter()
+                .any(|v| v.text == "inplace") =>
+        {
+            ops.iter().skip(1).map(|a| (*a).clone()).collect()
+        }
+        _ => Vec::new(),
+    };
+    found
+        .into_iter()
+        .filter(|a| !a.text.is_empty() && a.text != "-" && !null(a))
+        .collect()
+}
+
+/// The outputs of `name args` (see [`outputs`]) joined to `found`.
+pub fn with_outputs(w: &Walker, name: &str, args: &[Arg], found: Inspection) -> Inspection {
+    let files = outputs(name, args);
+    writes_to(
+        w,
+        &format!("`{name}` writes"),
+        &files.iter().collect::<Vec<_>>(),
+        found,
+    )
+}
+
+/// The directory an archiver extracts or writes into: tar(1) `-C,
+/// --directory=DIR` ("change to DIR before performing any operations"),
+/// unzip(1) `-d exdir`, 7-Zip's `-o{dir}`, cpio(1) `-D, --directory`.
+/// What lands there is judged by where it lies, as a redirection is.
+fn extract_dirs(name: &str, args: &[Arg]) -> Vec<Arg> {
+    // tar reads from `-C DIR` when it creates an archive; it writes
+    // there when it extracts (`-x`, `--extract`, `--get`, or the
+    // traditional first word without a dash: `tar xzf a.tgz`).
+    let extracts = has_flag(name, args, Some('x'), &["extract", "get"])
+        || args
+            .first()
+            .is_some_and(|a| !a.text.starts_with('-') && a.text.contains('x'));
+    match name {
+        "tar" if extracts => option_arg(name, args, Some("-C"), Some("--directory")),
+        "unzip" => option_arg(name, args, Some("-d"), None),
+        "cpio" => option_arg(name, args, Some("-D"), Some("--directory")),
+        "7z" | "7za" => args.iter().find_map(|a| {
+            let dir = a.text.strip_prefix("-o").filter(|d| !d.is_empty())?;
+            Some(Arg {
+                text: dir.to_owned(),
+                ..a.clone()
+            })
+        }),
+        _ => None,
+    }
+    .into_iter()
+    .collect()
 }
 
 fn null(a: &Arg) -> bool {

@@ -122,6 +122,15 @@ pub fn git(w: &mut Walker, args: &[Arg]) -> Inspection {
                 let key = args
                     .get(i + 1)
                     .map_or("", |v| v.text.split('=').next().unwrap_or(""));
+                let value = args
+                    .get(i + 1)
+                    .and_then(|a| a.text.split_once('=').map(|(_, v)| (v, a.resolved)));
+                if let Some(found) = value
+                    .filter(|_| proxy_key(key) && !w.planted(Mutant::ResolveBlind))
+                    .and_then(|(v, resolved)| super::programs::proxy(key, v, resolved))
+                {
+                    return found;
+                }
                 if args.get(i + 1).is_some_and(|v| !v.resolved) || config_runs_code(key) {
                     return unknown(format!(
                         "`git -c {key}` configures a program for git to run"
@@ -588,6 +597,14 @@ fn branch(rest: &[Arg], ops: &[&Arg]) -> Inspection {
 /// not the key (`git config -f .gitmodules submodule.x.update …`).
 const CONFIG_VALUED: &[&str] = &["-f", "--file", "--blob", "--type", "--default", "--comment"];
 
+/// git-config(1): `http.proxy`, `http.<url>.proxy` and `https.proxy` send
+/// every later HTTP request of git through the proxy, which is judged by
+/// its address, as the proxy variables are.
+fn proxy_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key == "https.proxy" || (key.starts_with("http.") && key.ends_with(".proxy"))
+}
+
 fn config(rest: &[Arg], ops: &[&Arg], persistence_blind: bool) -> Inspection {
     let values: Vec<&Arg> = rest
         .windows(2)
@@ -631,6 +648,13 @@ fn config(rest: &[Arg], ops: &[&Arg], persistence_blind: bool) -> Inspection {
         return unknown(format!(
             "`git config {key}` installs a program for git to run"
         ));
+    }
+    let value = ops.iter().skip_while(|a| a.text != key).nth(1);
+    if let Some(found) = value
+        .filter(|_| proxy_key(key) && !persistence_blind)
+        .and_then(|v| super::programs::proxy(key, &v.text, v.resolved))
+    {
+        return found;
     }
     write("`git config` edits settings")
 }

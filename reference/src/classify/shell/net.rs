@@ -365,6 +365,18 @@ fn is_remote_path(text: &str) -> bool {
 /// workspace edit.
 pub fn saved_files(name: &str, args: &[Arg]) -> Vec<Arg> {
     let (options, writes): (_, &[&str]) = match name {
+        // rsync(1) and scp(1): `SRC... DEST`, the last operand is written;
+        // a local destination is a write there (`rsync -a build/
+        // /etc/nginx/`), a remote one is egress (`copy`).
+        "scp" | "rsync" => {
+            let ops: Vec<&Arg> = args.iter().filter(|a| !a.text.starts_with('-')).collect();
+            return match ops.split_last() {
+                Some((dest, sources)) if !sources.is_empty() && !is_remote_path(&dest.text) => {
+                    vec![(*dest).clone()]
+                }
+                _ => Vec::new(),
+            };
+        }
         "curl" => (
             curl_words(args).0,
             &[

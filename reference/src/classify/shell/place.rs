@@ -134,9 +134,11 @@ pub fn of(path: &Arg) -> Place {
     if let Some(rest) = home {
         return in_home(rest);
     }
-    if text.starts_with('~') {
-        // `~user/…`: another user's home.
-        return Place::Elsewhere;
+    match tilde(text) {
+        Some(Tilde::Pwd(rest)) => return relative(rest, true),
+        Some(Tilde::User(user, rest)) => return other_home(user, rest),
+        Some(Tilde::Unknown) => return Place::Unknown,
+        None => {}
     }
     if let Some(rest) = text
         .strip_prefix("$PWD/")
@@ -148,6 +150,56 @@ pub fn of(path: &Arg) -> Place {
         return absolute(abs);
     }
     relative(text, path.resolved || !text.starts_with('$'))
+}
+
+/// A tilde-prefix other than the user's own `~` (bash manual, "Tilde
+/// Expansion"): `~+` is `$PWD`, `~-` is `$OLDPWD`, `~N`, `~+N` and `~-N`
+/// are entries of the directory stack, and `~login` is that user's home
+/// directory.
+enum Tilde<'t> {
+    /// `~+` and what follows it, relative to the current directory.
+    Pwd(&'t str),
+    /// `~login` and what follows it in that home.
+    User(&'t str, &'t str),
+    /// `~-` and the stack entries: a directory this reading does not follow.
+    Unknown,
+}
+
+fn tilde(text: &str) -> Option<Tilde<'_>> {
+    let after = text.strip_prefix('~')?;
+    let (prefix, rest) = after.split_once('/').unwrap_or((after, ""));
+    if prefix.is_empty() {
+        return None;
+    }
+    let digits = prefix.trim_start_matches(['+', '-']);
+    Some(match prefix {
+        "+" => Tilde::Pwd(rest),
+        "-" => Tilde::Unknown,
+        _ if digits.chars().all(|c| c.is_ascii_digit()) => Tilde::Unknown,
+        // A login name (POSIX portable user names: letters, digits, `.`,
+        // `_`, `-`); anything else is no tilde-prefix bash expands.
+        _ if prefix
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')) =>
+        {
+            Tilde::User(prefix, rest)
+        }
+        _ => return None,
+    })
+}
+
+/// A path in another user's home directory (`~login/rest`). Its
+/// dot-entries configure that user's sessions just as the user's own do
+/// (`~root/.bashrc` runs in every root shell); root's home is `/root`, a
+/// system directory; any other entry is outside the workspace.
+fn other_home(user: &str, rest: &str) -> Place {
+    if user == "root" {
+        return absolute(&format!("root/{rest}"));
+    }
+    match in_home(rest) {
+        Place::Home => Place::Elsewhere,
+        place => place,
+    }
 }
 
 fn in_home(rest: &str) -> Place {
@@ -229,8 +281,10 @@ pub struct Declared {
     root: Vec<String>,
     home: Option<Vec<String>>,
     /// The directory the shell is in; `None` once it went where only run
-    /// time knows (`cd "$DIR"`, `popd`).
+    /// time knows (`cd "$DIR"`, a `popd` past what the line pushed).
     dir: Option<Vec<String>>,
+    /// The directory stack and `OLDPWD` as this command line built them.
+    dirs: Dirs<Option<Vec<String>>>,
 }
 
 impl Declared {
@@ -240,20 +294,32 @@ impl Declared {
             root: abs(&ws.root),
             home: ws.home.as_ref().map(abs),
             dir: Some(abs(ws.cwd())),
+            dirs: Dirs::default(),
         }
     }
 
     /// `cd DIR`, `pushd DIR`; `None`: `cd` alone, which goes home.
     pub fn enter(&mut self, dir: Option<&Arg>) {
-        self.dir = match dir {
-            None => self.home.clone(),
-            Some(dir) => self.resolve(dir).ok(),
-        };
+        self.dir = self.target(dir);
     }
 
-    /// The shell went to a directory only run time knows.
-    pub fn lose_dir(&mut self) {
-        self.dir = None;
+    /// Where `cd DIR` goes (`None`: `cd` alone, home).
+    fn target(&self, dir: Option<&Arg>) -> Option<Vec<String>> {
+        match dir {
+            None => self.home.clone(),
+            Some(dir) => self.resolve(dir).ok(),
+        }
+    }
+
+    /// `cd`, `pushd` or `popd` with these arguments, followed through the
+    /// directory stack.
+    pub fn builtin(&mut self, name: &str, args: &[&Arg]) {
+        let op = DirOp::read(name, args);
+        let to = match &op {
+            DirOp::Cd(dir) | DirOp::Push(dir, _) => self.target(*dir),
+            _ => None,
+        };
+        self.dirs.apply(&op, &mut self.dir, to);
     }
 
     /// The place of the directory the shell is in.
@@ -292,13 +358,15 @@ impl Declared {
                 None => Err(in_home(rest)),
             };
         }
-        if text.starts_with('~') {
-            return Err(Place::Elsewhere);
-        }
-        let pwd = ["$PWD/", "${PWD}/"]
-            .iter()
-            .find_map(|p| text.strip_prefix(p))
-            .or_else(|| matches!(text, "$PWD" | "${PWD}").then_some(""));
+        let pwd = match tilde(text) {
+            Some(Tilde::Pwd(rest)) => Some(rest),
+            Some(Tilde::User(user, rest)) => return Err(other_home(user, rest)),
+            Some(Tilde::Unknown) => return Err(Place::Unknown),
+            None => ["$PWD/", "${PWD}/"]
+                .iter()
+                .find_map(|p| text.strip_prefix(p))
+                .or_else(|| matches!(text, "$PWD" | "${PWD}").then_some("")),
+        };
         let (rest, known) = match pwd {
             Some(rest) => (rest, true),
             None => (text, path.resolved || !text.starts_with('$')),
@@ -329,6 +397,149 @@ impl Declared {
             };
         }
         absolute(&parts.join("/"))
+    }
+}
+
+/// What `cd`, `pushd` or `popd` does to the directory stack (bash manual,
+/// "The Directory Stack" and "Bourne Shell Builtins": `cd -` is `cd
+/// "$OLDPWD"`; `pushd` alone exchanges the top two entries; `pushd +N`
+/// and `-N` rotate the Nth entry, counted from the left or the right of
+/// the list `dirs` prints, to the top; `popd` removes the top entry and
+/// enters the new top, `popd +N`/`-N` the Nth; `-n` changes the stack but
+/// not the directory). Every change of directory sets `OLDPWD`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirOp<'a> {
+    /// `cd DIR` (`None`: `cd` alone).
+    Cd(Option<&'a Arg>),
+    /// `cd -`, `cd "$OLDPWD"`, `cd ~-`.
+    Back,
+    /// `pushd DIR`, and whether `-n` keeps the directory.
+    Push(Option<&'a Arg>, bool),
+    /// `pushd` alone.
+    Swap,
+    /// `pushd +N` (from the left) or `-N` (from the right).
+    Rotate(bool, usize),
+    /// `popd`, `popd +N`/`-N` (`None`: the top), and `-n`.
+    Pop(Option<(bool, usize)>, bool),
+}
+
+impl<'a> DirOp<'a> {
+    pub fn read(name: &str, args: &[&'a Arg]) -> DirOp<'a> {
+        let keep = args.iter().any(|a| a.text == "-n");
+        let rest: Vec<&'a Arg> = args
+            .iter()
+            .copied()
+            .filter(|a| !matches!(a.text.as_str(), "-n" | "-L" | "-P" | "-e" | "-@" | "--"))
+            .collect();
+        let first = rest.first().copied();
+        let nth = first.and_then(|a| {
+            let (left, n) = match a.text.as_bytes().first() {
+                Some(b'+') => (true, &a.text[1..]),
+                Some(b'-') => (false, &a.text[1..]),
+                _ => return None,
+            };
+            n.parse::<usize>().ok().map(|n| (left, n))
+        });
+        let back =
+            first.is_some_and(|a| matches!(a.text.as_str(), "-" | "$OLDPWD" | "${OLDPWD}" | "~-"));
+        match name {
+            "cd" if back => DirOp::Back,
+            "cd" => DirOp::Cd(first),
+            "pushd" => match (first, nth) {
+                (None, _) => DirOp::Swap,
+                (_, Some((left, n))) => DirOp::Rotate(left, n),
+                (Some(_), None) if back => DirOp::Push(None, keep),
+                (Some(dir), None) => DirOp::Push(Some(dir), keep),
+            },
+            _ => DirOp::Pop(nth, keep),
+        }
+    }
+}
+
+/// The directory stack (below the current directory) and `OLDPWD` as one
+/// command line built them. What the line did not show (the stack and
+/// `OLDPWD` a persistent shell had before it) is `unknown`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dirs<T> {
+    stack: Vec<T>,
+    old: Option<T>,
+}
+
+impl<T: Clone + Default> Dirs<T> {
+    /// Applies `op` to the directory `here`; `to` is where `cd DIR` or
+    /// `pushd DIR` goes. An entry the line did not show is `T::default()`.
+    pub fn apply(&mut self, op: &DirOp, here: &mut T, to: T) {
+        let unknown = T::default;
+        match *op {
+            DirOp::Cd(_) => self.go(here, to),
+            DirOp::Back => {
+                let old = self.old.clone().unwrap_or_else(unknown);
+                self.go(here, old);
+            }
+            DirOp::Push(dir, keep) => {
+                // `pushd -` pushes `OLDPWD`.
+                let to = if dir.is_none() {
+                    self.old.clone().unwrap_or_else(unknown)
+                } else {
+                    to
+                };
+                if keep {
+                    self.stack.insert(0, to);
+                } else {
+                    self.stack.insert(0, here.clone());
+                    self.go(here, to);
+                }
+            }
+            DirOp::Swap => {
+                let top = if self.stack.is_empty() {
+                    unknown()
+                } else {
+                    self.stack.remove(0)
+                };
+                let was = here.clone();
+                self.go(here, top);
+                self.stack.insert(0, was);
+            }
+            DirOp::Rotate(left, n) => {
+                // The list `dirs` prints: here, then the stack.
+                let mut list = vec![here.clone()];
+                list.extend(self.stack.iter().cloned());
+                // Counted from the right, the entries come from before the
+                // line, which it does not show.
+                if left && n < list.len() {
+                    list.rotate_left(n);
+                    let top = list.remove(0);
+                    self.stack = list;
+                    self.go(here, top);
+                } else {
+                    self.stack.clear();
+                    self.go(here, unknown());
+                }
+            }
+            DirOp::Pop(None | Some((true, 0)), keep) => {
+                let top = if self.stack.is_empty() {
+                    unknown()
+                } else {
+                    self.stack.remove(0)
+                };
+                if !keep {
+                    self.go(here, top);
+                }
+            }
+            DirOp::Pop(Some((true, n)), _) if n <= self.stack.len() => {
+                self.stack.remove(n - 1);
+            }
+            DirOp::Pop(Some(_), _) => {
+                // `-N`, or past what the line pushed: the removed entry may
+                // be the current directory.
+                self.stack.clear();
+                self.go(here, unknown());
+            }
+        }
+    }
+
+    fn go(&mut self, here: &mut T, to: T) {
+        self.old = Some(std::mem::replace(here, to));
     }
 }
 
@@ -394,7 +605,13 @@ mod tests {
             ("${HOME}/.gitconfig", Place::HomeConfig),
             ("~/bin/ls", Place::HomeConfig),
             ("~/notes.txt", Place::Home),
-            ("~root/.ssh/authorized_keys", Place::Elsewhere),
+            ("~root/.ssh/authorized_keys", Place::System),
+            ("~root/notes.txt", Place::System),
+            ("~alice/.profile", Place::HomeConfig),
+            ("~alice/shared/x", Place::Elsewhere),
+            ("~+/src/x", Place::Workspace),
+            ("~-/Makefile", Place::Unknown),
+            ("~2/x", Place::Unknown),
             ("/etc/hosts", Place::System),
             ("/usr/local/bin/x", Place::System),
             ("/var/spool/cron/crontabs/me", Place::System),
@@ -482,8 +699,99 @@ mod tests {
         assert_eq!(d.place(&arg("/srv/app/x")), Place::Workspace);
         d.enter(Some(&arg("/srv/app/sub")));
         assert_eq!(d.here(), Place::Workspace);
-        d.lose_dir();
+        // `popd` past what the line pushed: only run time knows.
+        d.builtin("popd", &[]);
         assert_eq!(d.here(), Place::Unknown);
+    }
+
+    fn dir_op(name: &str, words: &[&str]) -> (Vec<Arg>, String) {
+        (words.iter().map(|w| arg(w)).collect(), name.to_owned())
+    }
+
+    /// Runs `cd`/`pushd`/`popd` lines through the default rule's stack
+    /// (`None`: the workspace) and returns where the shell ends up.
+    fn stack(lines: &[(&str, &[&str])]) -> Option<Place> {
+        let mut dirs = Dirs::default();
+        let mut here: Option<Place> = None;
+        for (name, words) in lines {
+            let (args, name) = dir_op(name, words);
+            let refs: Vec<&Arg> = args.iter().collect();
+            let op = DirOp::read(&name, &refs);
+            let to = match op {
+                DirOp::Cd(Some(d)) | DirOp::Push(Some(d), _) => match of(d) {
+                    Place::Workspace => here,
+                    p => Some(p),
+                },
+                _ => None,
+            };
+            dirs.apply(&op, &mut here, to);
+        }
+        here
+    }
+
+    #[test]
+    fn the_directory_stack_is_followed() {
+        let tmp: &[&str] = &["/tmp/x"];
+        let sys: &[&str] = &["/etc/x"];
+        // popd returns to where pushd left.
+        assert_eq!(
+            stack(&[("pushd", tmp), ("pushd", &["src"]), ("popd", &[])]),
+            Some(Place::Temp)
+        );
+        assert_eq!(stack(&[("pushd", tmp), ("popd", &[])]), None);
+        // cd - and cd "$OLDPWD" go back once.
+        assert_eq!(
+            stack(&[("cd", tmp), ("cd", sys), ("cd", &["-"])]),
+            Some(Place::Temp)
+        );
+        assert_eq!(
+            stack(&[("cd", tmp), ("cd", sys), ("cd", &["$OLDPWD"])]),
+            Some(Place::Temp)
+        );
+        assert_eq!(stack(&[("cd", tmp), ("cd", &["-"])]), None);
+        // pushd alone swaps; pushd +1 rotates the second entry to the top.
+        assert_eq!(
+            stack(&[("pushd", tmp), ("pushd", sys), ("pushd", &[])]),
+            Some(Place::Temp)
+        );
+        assert_eq!(
+            stack(&[("pushd", tmp), ("pushd", sys), ("pushd", &["+1"])]),
+            Some(Place::Temp)
+        );
+        assert_eq!(
+            stack(&[("pushd", tmp), ("pushd", sys), ("pushd", &["+2"])]),
+            None
+        );
+        // popd +1 removes an entry and stays; -n changes only the stack.
+        assert_eq!(
+            stack(&[("cd", sys), ("pushd", tmp), ("popd", &["+1"])]),
+            Some(Place::Temp)
+        );
+        assert_eq!(stack(&[("pushd", &["-n", "/tmp/x"])]), None);
+        assert_eq!(
+            stack(&[("pushd", &["-n", "/tmp/x"]), ("popd", &[])]),
+            Some(Place::Temp)
+        );
+    }
+
+    #[test]
+    fn the_declared_stack_is_followed() {
+        let mut d = declared("/work/app", "/work/app", Some("/home/me"));
+        let run = |d: &mut Declared, name: &str, words: &[&str]| {
+            let args: Vec<Arg> = words.iter().map(|w| arg(w)).collect();
+            d.builtin(name, &args.iter().collect::<Vec<_>>());
+            d.here()
+        };
+        assert_eq!(run(&mut d, "pushd", &["/srv/x"]), Place::System);
+        assert_eq!(run(&mut d, "pushd", &["/work/app/src"]), Place::Workspace);
+        assert_eq!(run(&mut d, "popd", &[]), Place::System);
+        assert_eq!(run(&mut d, "popd", &[]), Place::Workspace);
+        // Past what the line pushed: a directory only run time knows.
+        assert_eq!(run(&mut d, "popd", &[]), Place::Unknown);
+        let mut d = declared("/work/app", "/work/app", Some("/home/me"));
+        assert_eq!(run(&mut d, "cd", &["/tmp/x"]), Place::Temp);
+        assert_eq!(run(&mut d, "cd", &["-"]), Place::Workspace);
+        assert_eq!(run(&mut d, "cd", &["~-"]), Place::Temp);
     }
 
     #[test]

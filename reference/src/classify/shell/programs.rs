@@ -73,6 +73,11 @@ fn program_name(arg: &Arg) -> Result<String, Inspection> {
 }
 
 fn by_name(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspection {
+    let found = by_name_alone(w, name, args, stdin);
+    files::with_outputs(w, name, args, found)
+}
+
+fn by_name_alone(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspection {
     if let Some(found) = wrapper(w, name, args, stdin) {
         return found;
     }
@@ -382,6 +387,22 @@ fn code_runner(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Optio
                 _ => unknown(format!("`{name} -C` runs code known only at run time")),
             }
         }
+        // bash manual, "Programmable Completion Builtins": the `-W`
+        // wordlist "is split using the characters in the IFS special
+        // variable as delimiters, and each resultant word is expanded", so
+        // a `$(…)` in it runs: now for `compgen`, at every later
+        // completion for `complete`.
+        "compgen" | "complete" if has_flag(name, args, Some('W'), &[]) => {
+            match option_code(name, args, "-W", None) {
+                Some(Some(words)) => w.expanded_text(&words).into_iter().fold(
+                    read(format!("`{name} -W` expands its wordlist")),
+                    Inspection::join,
+                ),
+                _ => unknown(format!(
+                    "`{name} -W` expands a wordlist known only at run time"
+                )),
+            }
+        }
         "trap" => match args.first() {
             // `trap - SIGNAL…` resets the signals' handlers (bash(1)).
             Some(a) if a.text == "-p" || a.text == "-l" || a.text == "-" || args.len() == 1 => {
@@ -605,6 +626,21 @@ const PROJECT_VARS: &[&str] = &[
 const CONFIG_HOME_VARS: &[&str] = &[
     "HOME", "ZDOTDIR", "XDG_CONFIG_HOME", "GIT_TEMPLATE_DIR", "KUBECONFIG", "AWS_CONFIG_FILE",
     "DOCKER_CONFIG", "RUSTUP_HOME",
+    // Start-up files of other programs: readline's init file (bash manual,
+    // "Readline Init File": INPUTRC; `bind -x` lines in it run commands),
+    // curl(1)'s `.curlrc` directory CURL_HOME and wget(1)'s WGETRC (their
+    // options name proxies, output files and uploads), OpenSSL's
+    // OPENSSL_CONF (config(5): it loads engines and providers, shared
+    // code), glibc's GCONV_PATH (iconv(3) loads the gconv modules found
+    // there).
+    "INPUTRC", "CURL_HOME", "WGETRC", "OPENSSL_CONF", "GCONV_PATH",
+    // The certificate authorities later TLS connections trust (OpenSSL's
+    // SSL_CERT_FILE/SSL_CERT_DIR, curl's CURL_CA_BUNDLE, Python requests'
+    // REQUESTS_CA_BUNDLE, node's NODE_EXTRA_CA_CERTS, git's GIT_SSL_CAINFO,
+    // pip's PIP_CERT): a CA from outside the workspace lets whoever holds
+    // its key answer for any host, also for the code later installs fetch.
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO", "PIP_CERT",
 ];
 
 /// The proxy variables curl(1) ENVIRONMENT and wget(1) "Proxies" read (and
@@ -620,7 +656,7 @@ const PROXY_VARS: &[&str] = &[
 
 /// Setting a proxy variable: loopback (a local debugging proxy) is a local
 /// write; any other host receives every later request.
-fn proxy(name: &str, value: &str, resolved: bool) -> Option<Inspection> {
+pub(super) fn proxy(name: &str, value: &str, resolved: bool) -> Option<Inspection> {
     if !resolved {
         return Some(unknown(format!(
             "`{name}` sends later requests to a proxy known only at run time"
@@ -687,7 +723,7 @@ fn go_source(name: &str, value: &str) -> bool {
 /// own directory, and the registries the tools name as their defaults
 /// (npm `https://registry.npmjs.org/`, pip `https://pypi.org/simple`) are
 /// where the session's packages already come from.
-fn vouched_source(w: &Walker, value: &str) -> bool {
+pub fn vouched_source(w: &Walker, value: &str) -> bool {
     const DEFAULTS: &[&str] = &["https://registry.npmjs.org", "https://pypi.org/simple"];
     value.split([' ', ',']).filter(|v| !v.is_empty()).all(|v| {
         let v = v.trim_end_matches('/');
@@ -734,6 +770,9 @@ const LOADS_CODE: &[&str] = &[
     "PYTHONSTARTUP", "PYTHONBREAKPOINT",
     // perlrun(1): the code of the debugger `-d` loads.
     "PERL5DB",
+    // vim's and ex's start-up commands (vim `:help VIMINIT`, POSIX ex
+    // EXINIT): Ex commands, `!cmd` among them, run at every start.
+    "VIMINIT", "EXINIT",
 ];
 
 /// Variables a Java launcher or build tool adds to every JVM's options

@@ -157,6 +157,12 @@ fn git_paths(args: &[Arg]) -> Vec<&Arg> {
 
 /// Whether a word names a secret, literally or as a pattern that can match one.
 pub(super) fn names_secret(a: &Arg) -> bool {
+    // `${f:-/etc/shadow}` may expand to its default word.
+    if let Some(text) = super::word::default_word(&a.text) {
+        if names_secret(&Arg { text, ..a.clone() }) {
+            return true;
+        }
+    }
     let path = a
         .text
         .rsplit_once(':')

@@ -98,6 +98,10 @@ impl Parser {
             "gh" | "docker" | "podman" | "nerdctl" | "kubectl" | "oc" | "helm" | "rsync"
             | "cargo" | "fd" | "fdfind" | "uv" | "uvx" | "rg" | "yarn" | "bun" | "bunx"
             | "deno" => Parser::FullName,
+            // pytest's parser is argparse with `allow_abbrev=False` since
+            // pytest 6.0 (changelog, #1149: prefixes of long options are
+            // no longer accepted): full names, clusters, `-o=v`.
+            "pytest" | "py.test" => Parser::FullName,
             // find's primaries and the JVM's options are words of their own.
             "find" | "java" => Parser::SingleDash,
             // CPython's _PyOS_GetOpt (Python/getopt.c): short options in
@@ -199,6 +203,40 @@ impl Parser {
         (abbreviate && !name.is_empty() && !rest.starts_with('-')).then_some(value)
     }
 
+    /// [`Parser::long`] for an option of `program`: where the reader
+    /// knows every long option of the program ([`long_options`]), a
+    /// prefix is decided as the parser decides it, the one option that
+    /// starts with it (optparse's `_match_abbrev`, argparse's
+    /// `_get_option_tuples`), not by `long`'s word-boundary guess.
+    pub fn long_of<'t>(
+        self,
+        program: &str,
+        typed: &'t str,
+        listed: &str,
+    ) -> Option<Option<&'t str>> {
+        let all = match long_options(program) {
+            Some(all) if spelling() == Spelling::Family && self.rules().abbreviate => all,
+            _ => return self.long(typed, listed),
+        };
+        let body = typed.strip_prefix("--")?;
+        let (name, value) = match body.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (body, None),
+        };
+        let listed = listed.trim_start_matches('-');
+        if name == listed {
+            return Some(value);
+        }
+        if name.is_empty() || all.contains(&name) {
+            return None;
+        }
+        let mut starting = all.iter().filter(|o| o.starts_with(name));
+        match (starting.next(), starting.next()) {
+            (Some(only), None) if *only == listed => Some(value),
+            _ => None,
+        }
+    }
+
     /// Whether `typed` turns the long option `listed` off (`--no-force`,
     /// also abbreviated where the family abbreviates).
     pub fn negates(self, typed: &str, listed: &str) -> bool {
@@ -260,6 +298,35 @@ impl Parser {
         typed.starts_with('-') && typed != "-"
     }
 }
+
+/// Every long option of `program`, where a reader needs a prefix decided
+/// exactly: pip's install, download and wheel commands with pip's general
+/// options (`pip install --help`, pip 24): `--index-u`, `--extra-index`
+/// and `--trusted` are unique prefixes pip accepts.
+pub fn long_options(program: &str) -> Option<&'static [&'static str]> {
+    match program {
+        "pip" | "pip3" => Some(PIP_LONG),
+        _ => None,
+    }
+}
+
+#[rustfmt::skip]
+const PIP_LONG: &[&str] = &[
+    "requirement", "constraint", "no-deps", "pre", "editable", "dry-run", "target",
+    "platform", "python-version", "implementation", "abi", "user", "root", "prefix",
+    "src", "upgrade", "upgrade-strategy", "force-reinstall", "ignore-installed",
+    "ignore-requires-python", "no-build-isolation", "use-pep517",
+    "check-build-dependencies", "break-system-packages", "config-settings",
+    "global-option", "compile", "no-compile", "no-warn-script-location",
+    "no-warn-conflicts", "no-binary", "only-binary", "prefer-binary", "require-hashes",
+    "progress-bar", "root-user-action", "report", "no-clean", "index-url",
+    "extra-index-url", "no-index", "find-links", "dest", "wheel-dir", "build-option",
+    "help", "debug", "isolated", "require-virtualenv", "python", "verbose", "version",
+    "quiet", "log", "no-input", "keyring-provider", "proxy", "retries", "timeout",
+    "exists-action", "trusted-host", "cert", "client-cert", "cache-dir",
+    "no-cache-dir", "disable-pip-version-check", "no-color",
+    "no-python-version-warning", "use-feature", "use-deprecated", "resume-retries",
+];
 
 /// The short options of `program` (`git push`: of that subcommand) that
 /// take a value, as getopt's optstring marks them with `:`: in a cluster,
@@ -329,6 +396,41 @@ mod tests {
 
     fn long(p: Parser, typed: &str, listed: &str) -> Option<Option<String>> {
         p.long(typed, listed).map(|v| v.map(str::to_owned))
+    }
+
+    #[test]
+    fn pip_prefixes_are_decided_against_its_option_table() {
+        let pip = Parser::of("pip");
+        let of = |typed: &str, listed: &str| {
+            pip.long_of("pip", typed, listed)
+                .map(|v| v.map(str::to_owned))
+        };
+        // Unique prefixes, also where they end at a word of the option.
+        assert_eq!(of("--extra-index", "--extra-index-url"), Some(None));
+        assert_eq!(of("--trusted", "--trusted-host"), Some(None));
+        assert_eq!(of("--index=x", "--index-url"), Some(Some("x".to_owned())));
+        // Ambiguous (`--e`: editable, extra-index-url, exists-action) or
+        // another option's own name (`--pre` of `--prefix`).
+        assert_eq!(of("--e", "--editable"), None);
+        assert_eq!(of("--pre", "--prefix"), None);
+        // Under the mutants the word-boundary guess and exact names return.
+        assert_eq!(
+            spelled(Spelling::FamilyBlind, || of(
+                "--extra-index",
+                "--extra-index-url"
+            )),
+            None
+        );
+        assert_eq!(
+            spelled(Spelling::PrefixExact, || of("--index-u", "--index-url")),
+            None
+        );
+        // Programs without a table keep `long`.
+        let make = Parser::of("make");
+        assert_eq!(
+            make.long_of("make", "--direc=x", "--directory"),
+            Some(Some("x"))
+        );
     }
 
     #[test]

@@ -55,7 +55,7 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Opti
         let places = saved
             .iter()
             .filter(|_| !w.planted(Mutant::WorkspaceBlind))
-            .filter_map(|file| place::write(file, w.place(file), "saves a download to", w.mutant));
+            .filter_map(|file| place::write(file, w.place(file), "writes", w.mutant));
         return Some(places.fold(found, Inspection::join));
     }
     if let Some(found) = build::classify(w, name, args, stdin) {
@@ -506,6 +506,14 @@ fn python_pm(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspect
         | "index" | "env" | "info" | "tree" | "debug" | "cache" => {
             read(format!("`{name} {sub}` reads"))
         }
+        "install" | "download" | "wheel" if matches!(name, "pip" | "pip3") => {
+            pip_sources(w, name, args).unwrap_or_else(|| {
+                fetched(
+                    true,
+                    format!("`{name} {sub}` brings in third-party packages"),
+                )
+            })
+        }
         "install" | "add" | "download" | "wheel" | "upgrade" | "inject" | "self" | "tool"
         | "update" | "create" => fetched(
             true,
@@ -516,6 +524,34 @@ fn python_pm(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspect
         "publish" | "upload" => external(format!("`{name} {sub}` publishes a package")),
         _ => unknown(format!("`{name} {sub}` is not inspected")),
     }
+}
+
+/// pip's options that say where the packages come from (`pip install
+/// --help`, "Package Index Options": `-i, --index-url`,
+/// `--extra-index-url`, `-f, --find-links`; general options:
+/// `--trusted-host`, which turns TLS verification off for a host): the
+/// packages installed from there run their build code now and their own
+/// code later. Judged as the same keys are in `pip config set` and
+/// `PIP_INDEX_URL`: only the default index, loopback and the workspace's
+/// own directories are vouched for.
+fn pip_sources(w: &Walker, name: &str, args: &[Arg]) -> Option<Inspection> {
+    let options = [
+        (Some("-i"), "--index-url"),
+        (None, "--extra-index-url"),
+        (Some("-f"), "--find-links"),
+        (None, "--trusted-host"),
+    ];
+    options.into_iter().find_map(|(short, long)| {
+        super::argv::option_values(name, args, short, Some(long))
+            .into_iter()
+            .find(|v| !v.resolved || !programs::vouched_source(w, &v.text))
+            .map(|v| {
+                unknown(format!(
+                    "`{name} {long}` installs code from `{}`, a source nobody vouches for",
+                    v.text
+                ))
+            })
+    })
 }
 
 fn go(args: &[Arg]) -> Inspection {

@@ -49,6 +49,9 @@ pub struct Walker {
     /// workspace as far as the default rule can tell (`None`: the
     /// workspace, or an absolute directory that may be it).
     pub cwd: Option<Place>,
+    /// The directory stack and `OLDPWD` by the default rule, as `cwd`
+    /// reads them.
+    pub dirs: place::Dirs<Option<Place>>,
     /// The workspace the client declared, if any: paths resolve against
     /// it instead of the default rule (`cwd` then says only whether the
     /// shell is outside its root).
@@ -72,6 +75,7 @@ impl Walker {
             mutant,
             many_files: false,
             cwd: None,
+            dirs: place::Dirs::default(),
             declared,
             vars: std::collections::HashMap::new(),
             replaced: None,
@@ -112,6 +116,18 @@ impl Walker {
     }
 
     fn place_of(&self, path: &Arg) -> Place {
+        // `${out:-/etc/hosts}`: the value may be the default word.
+        if let Some(text) = word::default_word(&path.text) {
+            let default = Arg {
+                text,
+                resolved: false,
+                pattern: path.pattern,
+            };
+            return [Place::Unknown, self.place(&default)]
+                .into_iter()
+                .max_by_key(|p| caution(*p))
+                .unwrap_or(Place::Unknown);
+        }
         match &self.declared {
             Some(d) => d.place(path),
             None => place::from(path, self.cwd),
@@ -169,12 +185,14 @@ impl Walker {
         let replaced = self.replaced.take();
         let saved = self.functions.clone();
         let cwd = self.cwd;
+        let dirs = self.dirs.clone();
         let declared = self.declared.clone();
         self.depth += 1;
         let found = self.source(text);
         self.depth -= 1;
         self.functions = saved;
         self.cwd = cwd;
+        self.dirs = dirs;
         self.declared = declared;
         self.replaced = replaced;
         found
@@ -455,6 +473,14 @@ impl Walker {
         }
         self.embedded_text(text, out);
         self.embedded(word::arithmetic_names(text), out);
+    }
+
+    /// The code a text runs when bash expands it as a word (a completion
+    /// wordlist, a `${…}` body): its substitutions, inspected.
+    pub fn expanded_text(&mut self, text: &str) -> Vec<Inspection> {
+        let mut out = Vec::new();
+        self.embedded_text(text, &mut out);
+        out
     }
 
     fn embedded_text(&mut self, text: &str, out: &mut Vec<Inspection>) {

@@ -217,6 +217,47 @@ pub fn brace_words(text: &str, options: &ParserOptions) -> Option<Vec<String>> {
     expand(&items)
 }
 
+/// `text` with the parameter expansion at its start replaced by the word
+/// it expands to when the parameter is unset or null, if it is one that
+/// has such a word (bash manual, "Shell Parameter Expansion":
+/// `${p:-word}` and `${p-word}` use it, `${p:=word}` and `${p=word}` also
+/// assign it, `${p:+word}` and `${p+word}` give it when `p` is set). The
+/// value may be that word, so a path is judged by it too (fail safe).
+pub fn default_word(text: &str) -> Option<String> {
+    let body = text.strip_prefix("${")?;
+    let name_end = body
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|&n| n > 0)?;
+    let after = &body[name_end..];
+    let word_at = [":-", ":=", ":+", "-", "=", "+"]
+        .iter()
+        .find_map(|op| after.strip_prefix(op))?;
+    // The word ends at the `}` that closes this expansion.
+    let mut depth = 0usize;
+    let mut end = None;
+    let mut chars = word_at.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                end = Some(i);
+                break;
+            }
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    let end = end?;
+    let word: String = word_at[..end]
+        .chars()
+        .filter(|c| !matches!(c, '"' | '\''))
+        .collect();
+    Some(format!("{word}{}", &word_at[end + 1..]))
+}
+
 /// Reads a word of a command line (quotes are syntax).
 pub fn read(raw: &str, options: &ParserOptions) -> Result<(Arg, Vec<Embedded>), String> {
     if raw.contains("$(") && raw.contains("<<") {
@@ -513,6 +554,26 @@ fn push_code(out: &mut String, code: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_default_word_replaces_its_expansion() {
+        for (text, want) in [
+            ("${f:-/etc/shadow}", Some("/etc/shadow")),
+            ("${out-/etc/hosts}", Some("/etc/hosts")),
+            ("${rc:=$HOME/.profile}", Some("$HOME/.profile")),
+            ("${x:+~/.bashrc}", Some("~/.bashrc")),
+            ("${d:-/etc}/cron.d/x", Some("/etc/cron.d/x")),
+            ("${f:-\"/etc/shadow\"}", Some("/etc/shadow")),
+            ("${f:-${g:-/etc/x}}", Some("${g:-/etc/x}")),
+            ("${f}", None),
+            ("${f:?unset}", None),
+            ("${#f}", None),
+            ("$f", None),
+            ("notes.txt", None),
+        ] {
+            assert_eq!(default_word(text).as_deref(), want, "{text}");
+        }
+    }
 
     #[test]
     fn brace_words_are_every_alternative_nested_and_sequences_by_their_ends() {

@@ -1,0 +1,59 @@
+//! Round 3 of the unplanted bug families: the workspace model's
+//! directory stack, tilde-prefixes and default words, and pip's package
+//! sources. Each is a client that reads one construct the way a simpler
+//! model of bash or pip would.
+
+use super::c::sees;
+use super::*;
+
+/// The text after the last `popd`, `cd -`, `cd "$OLDPWD"` or `pushd ±N`:
+/// what a client that takes those back to the workspace judges.
+fn after_stack_return(c: &str) -> Option<String> {
+    static R: LazyLock<Regex> = LazyLock::new(|| {
+        re(r#"(popd(\s+[+-]\d+)?|cd\s+(-|"?\$\{?OLDPWD\}?"?|~-)|pushd\s+[+-]\d+)\s*(&&|;|\|\|)\s*"#)
+    });
+    let last = R.find_iter(c).last()?;
+    Some(c[last.end()..].to_owned())
+}
+
+/// `~login/…` as a relative name: tilde expansion for `~` alone.
+fn tilde_login_relative(c: &str) -> Option<String> {
+    static T: LazyLock<Regex> = LazyLock::new(|| re(r"(^|[\s=:>])~([A-Za-z_][A-Za-z0-9._-]*)/"));
+    T.is_match(c)
+        .then(|| T.replace_all(c, "${1}./~${2}/").into_owned())
+}
+
+/// `${name:-word}` (and `-`, `:=`, `=`, `:+`, `+`) as `$name`: the
+/// default word ignored.
+fn default_word_dropped(c: &str) -> Option<String> {
+    static D: LazyLock<Regex> = LazyLock::new(|| re(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=+][^}]*\}"));
+    D.is_match(c).then(|| D.replace_all(c, "$$$1").into_owned())
+}
+
+/// pip's package-source options (any spelling) removed with their value.
+pub fn pip_sources_dropped(c: &str) -> Option<String> {
+    static P: LazyLock<Regex> =
+        LazyLock::new(|| re(r"\s(-i|-f|--(index|extra|find|trusted)[a-z-]*)(=\S+|\s+\S+)"));
+    (c.contains("pip") && P.is_match(c)).then(|| P.replace_all(c, "").into_owned())
+}
+
+pub const ALL: &[Family] = &[
+    family!(
+        "shell: popd, cd - and pushd ±N go back to the workspace",
+        "shell",
+        ["shell/"],
+        || blind("shell", after_stack_return)
+    ),
+    family!(
+        "shell: ~login/… read as a relative name",
+        "shell",
+        ["shell/"],
+        || blind("shell", tilde_login_relative)
+    ),
+    family!(
+        "shell: a parameter's default word ignored",
+        "shell",
+        ["shell/"],
+        || sees("shell", default_word_dropped)
+    ),
+];
