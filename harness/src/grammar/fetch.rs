@@ -390,11 +390,8 @@ fn host_forms(parsed: &Url, host: &Host<&str>, text: &str) -> Vec<String> {
     match host {
         Host::Domain(name) if !parsed.is_special() => {
             let address = Host::parse(name).is_ok_and(|h| matches!(h, Host::Ipv4(_)));
-            out.push(if address { "address-text" } else { "name" });
-            return out
-                .into_iter()
-                .map(|f| format!("OpaqueHost::{f}"))
-                .collect();
+            let form = if address { "address-text" } else { "name" };
+            vec![format!("OpaqueHost::{form}")]
         }
         Host::Domain(name) => {
             let bare = name.strip_suffix('.').unwrap_or(name);
@@ -415,7 +412,7 @@ fn host_forms(parsed: &Url, host: &Host<&str>, text: &str) -> Vec<String> {
             if !encoded && !unicode {
                 out.push("ascii");
             }
-            return out.into_iter().map(|f| format!("Domain::{f}")).collect();
+            out.into_iter().map(|f| format!("Domain::{f}")).collect()
         }
         Host::Ipv4(_) => {
             if encoded {
