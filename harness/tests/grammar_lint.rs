@@ -320,3 +320,96 @@ fn bash_has_no_foreign_dialect() {
         "{errors:?}"
     );
 }
+
+const FETCH_CATALOGUE: &str = "requirements:\n  - {id: R-3, title: t, rule: r, section: \"§4.4\", level: MUST, capability: fetch, safe_side: true}\n";
+
+const FETCH_CASES: &str = r#"
+id: fetch/a-loopback-get
+requirements: [R-3]
+source: {proposal: "§4.4"}
+reason: a loopback GET stays auto
+steps:
+  - evaluate: {id: "client:fetch", kind: fetch, arguments: {url: "http://localhost/"}}
+    expect: {band: auto}
+---
+id: fetch/octal-metadata
+requirements: [R-3]
+source: {proposal: "§4.4"}
+steps:
+  - invoke: {operation: {id: "client:fetch", kind: fetch, arguments: {url: "http://0251.0376.0251.0376/", method: get}}}
+    expect: {allowed: false}
+"#;
+
+/// Every production the two cases make, so that the file is complete.
+const FETCH: &str = "grammar: fetch\nparser: url\nproductions:\n  - name: Request::evaluate\n  - name: Request::invoke\n  - name: Method::absent\n  - name: Method::other-case\n  - name: Body::absent\n  - name: Scheme::http\n  - name: Username::absent\n  - name: Password::absent\n  - name: Port::absent\n  - name: Path::empty\n  - name: Query::absent\n  - name: Fragment::absent\n  - name: Host::Domain\n  - name: Domain::single-label\n  - name: Domain::ascii\n  - name: Host::Ipv4\n  - name: Ipv4::octal\n";
+
+fn fetch_load(grammar: &str) -> Suite {
+    let files = vec![
+        ("REQUIREMENTS.yaml".to_owned(), FETCH_CATALOGUE.to_owned()),
+        ("fetch/cases.yaml".to_owned(), FETCH_CASES.to_owned()),
+        ("grammar/fetch.yaml".to_owned(), grammar.to_owned()),
+    ];
+    case::load_files(&files).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+fn fetch_errors(suite: &Suite) -> Vec<String> {
+    case::lint(suite)
+        .errors
+        .iter()
+        .filter(|e| e.subject.starts_with("fetch:"))
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// Each URL is read as the reference parses it: `0251.0376.0251.0376` is
+/// the IPv4 host 169.254.169.254 spelled in octal, on the invoke's unsafe side.
+#[test]
+fn fetch_productions_are_covered_by_the_fetch_cases_on_their_sides() {
+    let suite = fetch_load(FETCH);
+    assert_eq!(fetch_errors(&suite), Vec::<String>::new());
+    let table = case::lint(&suite).to_string();
+    assert!(
+        table.contains("| fetch | Ipv4::octal | covered-unsafe (1) | whatwg |"),
+        "{table}"
+    );
+    assert!(
+        table.contains("| fetch | Domain::single-label | covered-precision (1) | whatwg |"),
+        "{table}"
+    );
+    assert!(
+        table.contains("| fetch | Request::invoke | covered-unsafe (1) | whatwg |"),
+        "{table}"
+    );
+}
+
+#[test]
+fn an_uncovered_fetch_production_fails_unless_declared_irrelevant() {
+    let missing = format!("{FETCH}  - name: Ipv6::site-local\n  - name: Method::TRACE\n");
+    let errors = fetch_errors(&fetch_load(&missing));
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0].contains("fetch:Ipv6::site-local: no case exercises it"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1].contains("fetch:Method::TRACE: no case exercises it"),
+        "{errors:?}"
+    );
+    let declared = format!(
+        "{FETCH}  - {{name: Ipv6::site-local, irrelevant: deprecated}}\n  - {{name: Method::TRACE, irrelevant: x}}\n"
+    );
+    assert_eq!(fetch_errors(&fetch_load(&declared)), Vec::<String>::new());
+}
+
+#[test]
+fn a_fetch_production_the_file_does_not_list_fails() {
+    let without = FETCH.replace("  - name: Ipv4::octal\n", "");
+    let errors = fetch_errors(&fetch_load(&without));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains(
+            "fetch:Ipv4::octal: exercised by fetch/octal-metadata but not listed in grammar/fetch.yaml"
+        ),
+        "{errors:?}"
+    );
+}

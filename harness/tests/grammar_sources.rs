@@ -2,9 +2,11 @@
 //! reference is built with: read from the locked crate's own source (found
 //! through `cargo metadata`), so that a new parser version that adds a
 //! variant fails here until the grammar file lists it. bash's builtins
-//! are checked against the machine's bash (`enable -a`).
+//! are checked against the machine's bash (`enable -a`); the fetch's
+//! arguments against the protocol's own text and schemas.
 
 use rbv::grammar::bash;
+use rbv::grammar::fetch;
 use rbv::grammar::sql::{lexical_token, ENUMS, QUOTE_STYLES};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -194,6 +196,122 @@ fn the_bash_grammar_file_lists_every_production_of_the_locked_brush_parser() {
         missing.is_empty() && stale.is_empty(),
         "cases/grammar/bash.yaml is not brush-parser's grammar.\n  not listed: {missing:?}\n  \
          not in brush-parser: {stale:?}"
+    );
+}
+
+/// The names before `=>` in the body of `macro! {` (the `url` crate
+/// declares `ParseError` through `simple_enum_error!`).
+fn macro_arms(src: &str, name: &str) -> Vec<String> {
+    let start = src
+        .find(&format!("{name}! {{"))
+        .unwrap_or_else(|| panic!("no `{name}!` invocation"));
+    let body = &src[start..];
+    let body = &body[body.find('{').unwrap() + 1..body.find("\n}").unwrap()];
+    body.lines()
+        .filter_map(|l| l.split_once("=>").map(|(n, _)| n.trim().to_owned()))
+        .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_alphanumeric()))
+        .collect()
+}
+
+#[test]
+fn the_fetch_grammar_file_lists_every_production_of_the_locked_url_crate_and_the_protocol() {
+    let src = source_of("url");
+    let read = |file: &str| std::fs::read_to_string(src.join(file)).unwrap();
+    let mut derived = fetch::fixed_productions();
+    // `Host<S = String>`: the scanner finds the enum by its whole head.
+    let hosts = enum_variants(&read("host.rs"), "Host<S = String>");
+    assert_eq!(hosts, ["Domain", "Ipv4", "Ipv6"], "url's Host changed");
+    derived.extend(hosts.iter().map(|h| format!("Host::{h}")));
+    let parser = read("parser.rs");
+    let errors = macro_arms(&parser, "simple_enum_error");
+    assert!(errors.len() > 5, "{errors:?}");
+    derived.extend(errors.iter().map(|e| format!("ParseError::{e}")));
+
+    // The components are those `Position` delimits.
+    let mut components: Vec<String> = Vec::new();
+    for v in enum_variants(&read("slicing.rs"), "Position") {
+        let c = v
+            .strip_prefix("Before")
+            .or_else(|| v.strip_prefix("After"))
+            .unwrap_or_else(|| panic!("Position::{v}"))
+            .to_owned();
+        if !components.contains(&c) {
+            components.push(c);
+        }
+    }
+    let families: Vec<&str> = fetch::COMPONENTS.iter().map(|(f, _)| *f).collect();
+    assert_eq!(
+        components, families,
+        "url's Position delimits other components than fetch::COMPONENTS"
+    );
+
+    // The special schemes are those SchemeType calls special.
+    let from = &parser[parser
+        .find("impl<T: AsRef<str>> From<T> for SchemeType")
+        .unwrap()..];
+    let from = &from[..from.find("_ => Self::NotSpecial").unwrap()];
+    let special: BTreeSet<String> = from
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect();
+    let listed_special: BTreeSet<String> = fetch::SPECIAL_SCHEMES
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    assert_eq!(special, listed_special, "url's special schemes changed");
+
+    // The arguments are those PROTOCOL.md names for a fetch (§10.6).
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let protocol = std::fs::read_to_string(root.join("PROTOCOL.md")).unwrap();
+    let bullet = &protocol[protocol.find("- **Fetch** (").expect("the fetch rules")..];
+    let bullet = &bullet[..bullet.find("\n\n").unwrap_or(bullet.len())];
+    let named: BTreeSet<String> = bullet
+        .split("`arguments.")
+        .skip(1)
+        .map(|s| s.chars().take_while(|c| c.is_alphanumeric()).collect())
+        .collect();
+    let listed_args: BTreeSet<String> = fetch::ARGUMENTS
+        .iter()
+        .map(|(a, _)| (*a).to_owned())
+        .collect();
+    assert_eq!(
+        named, listed_args,
+        "PROTOCOL.md names other fetch arguments"
+    );
+    for (_, family) in fetch::ARGUMENTS {
+        assert!(
+            derived
+                .iter()
+                .any(|p| p.starts_with(&format!("{family}::"))),
+            "no production of the {family} argument"
+        );
+    }
+
+    // The requests that carry an operation are those whose schema has one.
+    let mut carriers = BTreeSet::new();
+    for entry in std::fs::read_dir(root.join("protocol/schema/requests")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        if text.contains("\"OperationKind\"") {
+            carriers.insert(path.file_stem().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    let listed_requests: BTreeSet<String> =
+        fetch::REQUESTS.iter().map(|r| (*r).to_owned()).collect();
+    assert_eq!(
+        carriers, listed_requests,
+        "other requests carry an operation"
+    );
+
+    let listed = listed("fetch");
+    let missing: Vec<_> = derived.difference(&listed).collect();
+    let stale: Vec<_> = listed.difference(&derived).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "cases/grammar/fetch.yaml is not the fetch grammar.\n  not listed: {missing:?}\n  \
+         not derived: {stale:?}"
     );
 }
 

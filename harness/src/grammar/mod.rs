@@ -1,5 +1,6 @@
 //! Grammar coverage: which productions of the grammars the inspectors read
-//! (sqlparser's SQL, brush-parser's bash) the corpus's payloads exercise,
+//! (sqlparser's SQL, brush-parser's bash, the WHATWG URL Standard's URLs
+//! and the fetch's arguments) the corpus's payloads exercise,
 //! computed by parsing each payload with the reference's own parser, against the checked-in
 //! list of every production (`cases/grammar/<name>.yaml`). Each listed
 //! production is exercised by a case, on the unsafe side and/or the
@@ -9,6 +10,7 @@
 //! variant fails until it is listed.
 
 pub mod bash;
+pub mod fetch;
 pub mod sql;
 
 use crate::case::model::Action;
@@ -82,7 +84,7 @@ impl Declared {
             }
             match (&p.foreign, self.grammar.as_str()) {
                 (Some(foreign), "sql") => out.extend(sql::foreign_problem(&p.name, foreign)),
-                // bash has one dialect on the wire: nothing is another's.
+                // bash and URLs have one reading on the wire: nothing is another's.
                 (Some(_), grammar) => out.push(format!(
                     "`{}`: `foreign` is a declaration of the sql grammar, not of {grammar}",
                     p.name
@@ -95,7 +97,7 @@ impl Declared {
 }
 
 /// The grammars rbv measures.
-pub const GRAMMARS: &[&str] = &["sql", "bash"];
+pub const GRAMMARS: &[&str] = &["sql", "bash", "fetch"];
 
 /// How a production is covered.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -201,7 +203,20 @@ fn dialect_name(d: SqlDialect) -> &'static str {
 fn exercised(case: &Case, out: &mut BTreeMap<(String, String), Covered>) {
     for step in &case.steps {
         let (under, over) = crate::case::judge_sides(step);
-        for op in step_operations(&step.action) {
+        for (request, op) in step_operations(&step.action) {
+            if op.kind == Some(OperationKind::Fetch) {
+                for production in fetch::productions(&op.arguments, request) {
+                    let c = out.entry(("fetch".to_owned(), production)).or_default();
+                    if under {
+                        c.unsafe_cases.insert(case.id.clone());
+                    }
+                    if over {
+                        c.precision_cases.insert(case.id.clone());
+                    }
+                    c.readings.insert("whatwg");
+                }
+                continue;
+            }
             if op.kind == Some(OperationKind::Shell) {
                 let Some(command) = op.arguments.get("command").and_then(|v| v.as_str()) else {
                     continue;
@@ -245,10 +260,12 @@ fn exercised(case: &Case, out: &mut BTreeMap<(String, String), Covered>) {
     }
 }
 
-fn step_operations(action: &Action) -> Vec<&rbv_protocol::Operation> {
+/// The operations a step sends, each with the request that carries it.
+fn step_operations(action: &Action) -> Vec<(&'static str, &rbv_protocol::Operation)> {
     match action {
-        Action::Evaluate(op) => vec![op],
-        Action::Approve { operation, .. } | Action::Invoke { operation, .. } => vec![operation],
+        Action::Evaluate(op) => vec![("evaluate", op)],
+        Action::Approve { operation, .. } => vec![("approve", operation)],
+        Action::Invoke { operation, .. } => vec![("invoke", operation)],
         Action::Concurrent(actions) => actions.iter().flat_map(step_operations).collect(),
         _ => Vec::new(),
     }

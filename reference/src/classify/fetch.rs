@@ -62,7 +62,7 @@ pub fn inspect(url: &str, method: &str, mutant: Option<Mutant>) -> Inspection {
 /// [`inspect`] for a call that also carries a request body: a body sends
 /// data whatever the method, so a `GET` with one is no safe method.
 pub fn inspect_call(url: &str, method: &str, body: bool, mutant: Option<Mutant>) -> Inspection {
-    let parsed = match Url::parse(url) {
+    let parsed = match spelling::read(url) {
         Ok(parsed) => parsed,
         Err(e) => return Inspection::unknown(format!("fetch: `{url}` is not a URL ({e})")),
     };

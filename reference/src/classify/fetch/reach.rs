@@ -4,8 +4,9 @@
 //! carrier-grade NAT, unique-local and link-local ranges, names reserved
 //! for private use), or the public internet.
 //!
-//! An address embedded in an IPv6 one (IPv4-mapped, IPv4-compatible, NAT64,
-//! 6to4) counts as the address it carries when that is more dangerous; only
+//! An address embedded in an IPv6 one (IPv4-mapped, IPv4-compatible,
+//! IPv4-translated, NAT64, 6to4) counts as the address it carries when that
+//! is more dangerous; only
 //! the IPv4-mapped form keeps the loopback carve-out (the others are not
 //! routed to this machine).
 
@@ -124,10 +125,14 @@ fn reach_v6(ip: &Ipv6Addr) -> Reach {
     if let Some(v4) = ip.to_ipv4_mapped() {
         return reach_v4(v4);
     }
-    // IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96, 64:ff9b:1::/48) and
-    // 6to4 (2002:AABB:CCDD::/48) carry an IPv4 address: never loopback.
+    // IPv4-compatible (::a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d, RFC
+    // 2765 §2.1: a stateless translator, RFC 7915, delivers it to the IPv4
+    // address), NAT64 (64:ff9b::/96, 64:ff9b:1::/48) and 6to4
+    // (2002:AABB:CCDD::/48) carry an IPv4 address: never loopback. The URL
+    // Standard's IPv6 parser (§3.5) accepts each with a dotted IPv4 tail.
     let embedded = match s {
         [0, 0, 0, 0, 0, 0, hi, lo] if hi != 0 => Some((hi, lo)),
+        [0, 0, 0, 0, 0xffff, 0, hi, lo] => Some((hi, lo)),
         [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => Some((hi, lo)),
         [0x64, 0xff9b, 1, ..] => Some((s[6], s[7])),
         [0x2002, hi, lo, ..] => Some((hi, lo)),
@@ -239,6 +244,8 @@ mod tests {
             "http://[::ffff:169.254.169.254]/",
             "http://[::ffff:a9fe:a9fe]/",
             "http://[::169.254.169.254]/",
+            "http://[::ffff:0:169.254.169.254]/",
+            "http://[::ffff:0:a9fe:a9fe]/",
             "http://[64:ff9b::a9fe:a9fe]/",
             "http://[2002:a9fe:a9fe::1]/",
             "http://[fd00:ec2::254]/latest/meta-data/",
@@ -267,6 +274,7 @@ mod tests {
             "http://[fe80::1]/",
             "http://[fd00:ec3::254]/",
             "http://[::ffff:10.0.0.1]/",
+            "http://[::ffff:0:10.0.0.1]/",
             "http://jenkins.internal/",
             "http://printer.local/",
             "http://nas.home.arpa/",
@@ -343,6 +351,7 @@ mod tests {
             "http://0.0.0.0/",
             "http://[::]/",
             "http://[::127.0.0.1]/",
+            "http://[::ffff:0:127.0.0.1]/",
             "http://example.com/",
         ] {
             assert_eq!(reach(url), Reach::Public, "{url}");

@@ -19,6 +19,14 @@
 use std::net::{Ipv4Addr, Ipv6Addr};
 use url::{Host, Url};
 
+/// The URL as the inspector reads it: the WHATWG URL Standard's basic URL
+/// parser with no base (§4.4), as the `url` crate implements it. Every
+/// other reading (the grammar coverage of the cases, the other parsers'
+/// host) starts from this one.
+pub fn read(text: &str) -> Result<Url, url::ParseError> {
+    Url::parse(text)
+}
+
 /// WHATWG removes these from the ends of the input, and tabs and newlines
 /// anywhere; RFC 3986 parsers keep or reject them.
 fn is_c0_or_space(c: char) -> bool {
