@@ -273,7 +273,10 @@ mod tests {
             "weakest kill: mutant {m2}, 1 case(s); the 3 weakest: {m2} (1), {m1} (2), {m3} (3)\n"
         );
         assert!(text.contains(&expected), "{text}");
-        assert!(!text.contains(&format!("{} (", Mutant::ALL[0].name())), "{text}");
+        assert!(
+            !text.contains(&format!("{} (", Mutant::ALL[0].name())),
+            "{text}"
+        );
     }
 
     #[test]
