@@ -846,7 +846,8 @@ mod tests {
         assert!(!all
             .iter()
             .any(|p| p.starts_with("answer/") && p.ends_with("~pair")));
-        assert!(declares("answer/*", "answer/evaluation:/band!x"));
+        assert!(declares("answer/handshake:*", "answer/handshake:/profile"));
+        assert!(!declares("answer/handshake:*", "answer/evaluation:/band"));
         assert!(!declares(
             "manifest:/extensions/*",
             "manifest:/extensions/*/x"
@@ -952,5 +953,76 @@ steps:
             })
             .collect();
         assert!(pairs(&only_same, &input_fields(&per)).is_empty());
+    }
+
+    /// The lint checks this grammar adds, each shown failing: a field no
+    /// case holds, a field without a one-field pair, a declaration that
+    /// names nothing the schemas make, and one without a reason.
+    #[test]
+    fn the_schema_lint_checks_fail_on_an_uncovered_field_a_missing_pair_and_a_stale_entry() {
+        let cases = load(
+            r#"id: m/a
+requirements: [RBV-X-001]
+source: {note: t}
+steps:
+  - evaluate: {id: "client:shell", kind: shell, arguments: {command: "ls"}}
+    expect: {band: auto}
+"#,
+        );
+        let declared = |productions: Vec<super::super::Production>| {
+            BTreeMap::from([(
+                "schema".to_owned(),
+                super::super::Declared {
+                    grammar: "schema".into(),
+                    parser: "test".into(),
+                    productions,
+                },
+            )])
+        };
+        let rows = super::super::coverage(&declared(Vec::new()), &cases);
+        let problem = |name: &str| {
+            rows.iter()
+                .find(|r| r.production == name)
+                .unwrap_or_else(|| panic!("no row {name}"))
+                .problem()
+        };
+        // Covered by the case: no problem.
+        assert_eq!(problem("request/evaluate:/operation/kind"), None);
+        // Held by no case, and a field no pair shows: lint errors.
+        assert!(problem("request/evaluate:/operation/dialect").is_some());
+        assert!(problem("request/evaluate:/operation/kind~pair").is_some());
+        assert!(problem("manifest:/name!type-error").is_some());
+        // Declared irrelevant (by prefix): no problem.
+        let irrelevant = super::super::Production {
+            name: "request/evaluate:/operation/dialect*".into(),
+            irrelevant: Some("a reason".into()),
+            foreign: None,
+        };
+        let rows = super::super::coverage(&declared(vec![irrelevant.clone()]), &cases);
+        let row = rows
+            .iter()
+            .find(|r| r.production == "request/evaluate:/operation/dialect~pair")
+            .unwrap();
+        assert_eq!(row.problem(), None);
+        // The file's own problems: a stale name, an entry without a reason.
+        let stale = super::super::Production {
+            name: "request/evaluate:/operation/colour".into(),
+            ..irrelevant.clone()
+        };
+        let bare = super::super::Production {
+            irrelevant: None,
+            ..irrelevant
+        };
+        let problems = declared(vec![stale, bare])["schema"].problems();
+        assert!(
+            problems.iter().any(|p| p.contains("names no production")),
+            "{problems:?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("only declares productions")),
+            "{problems:?}"
+        );
     }
 }
