@@ -122,6 +122,38 @@ pub fn kills(cases: &[Case], options: &RunOptions) -> Kills {
     out
 }
 
+/// How many of the weakest kills the summary line names.
+pub const WEAKEST: usize = 3;
+
+/// The `n` subjects (mutants, bug families) with the fewest killing cases,
+/// fewest first (ties by name): where the suite is one lost case away from
+/// not seeing a defect at all.
+pub fn weakest<'a>(
+    counts: impl IntoIterator<Item = (&'a str, usize)>,
+    n: usize,
+) -> Vec<(&'a str, usize)> {
+    let mut all: Vec<(&str, usize)> = counts.into_iter().collect();
+    all.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(b.0)));
+    all.truncate(n);
+    all
+}
+
+/// One line naming the weakest kill and the [`WEAKEST`] weakest, e.g.
+/// `weakest kill: replayable-token, 3 case(s); the 3 weakest: …`; `what`
+/// names the subjects (`mutant`, `family`). Empty when there are none.
+pub fn weakest_line<'a>(what: &str, counts: impl IntoIterator<Item = (&'a str, usize)>) -> String {
+    let low = weakest(counts, WEAKEST);
+    let Some((name, n)) = low.first() else {
+        return String::new();
+    };
+    let list: Vec<String> = low.iter().map(|(m, k)| format!("{m} ({k})")).collect();
+    format!(
+        "weakest kill: {what} {name}, {n} case(s); the {} weakest: {}",
+        low.len(),
+        list.join(", ")
+    )
+}
+
 /// Above this many cases, the per-case lines list only cases that kill
 /// nothing (the rest is in the per-mutant counts).
 pub const PER_CASE_LINES: usize = 60;
@@ -173,6 +205,11 @@ impl Kills {
                 let _ = writeln!(out, "  {id}: kills {}", names.join(", "));
             }
         }
+        let counts = self.by_mutant.iter().map(|(m, k)| (m.name(), k.len()));
+        let line = weakest_line("mutant", counts);
+        if !line.is_empty() {
+            let _ = writeln!(out, "{line}");
+        }
         let survivors: Vec<&str> = self
             .by_mutant
             .iter()
@@ -197,5 +234,59 @@ impl Kills {
         }
         out.push('\n');
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kills(per_mutant: &[(Mutant, &[&str])]) -> Kills {
+        let mut k = Kills::default();
+        for (m, cases) in per_mutant {
+            for c in *cases {
+                k.by_case.entry((*c).to_owned()).or_default().push(*m);
+            }
+            let cases: Vec<String> = cases.iter().map(|c| (*c).to_owned()).collect();
+            k.by_mutant.push((*m, cases));
+        }
+        k.cases = k.by_case.keys().cloned().collect();
+        k
+    }
+
+    #[test]
+    fn the_render_names_the_weakest_kill_and_the_three_weakest() {
+        let k = kills(&[
+            (Mutant::ALL[0], &["a", "b", "c", "d"]),
+            (Mutant::ALL[1], &["a", "b"]),
+            (Mutant::ALL[2], &["c"]),
+            (Mutant::ALL[3], &["a", "b", "c"]),
+            (Mutant::ALL[4], &["a", "b", "c", "d", "e"]),
+        ]);
+        let text = k.render();
+        let (m1, m2, m3) = (
+            Mutant::ALL[1].name(),
+            Mutant::ALL[2].name(),
+            Mutant::ALL[3].name(),
+        );
+        let expected = format!(
+            "weakest kill: mutant {m2}, 1 case(s); the 3 weakest: {m2} (1), {m1} (2), {m3} (3)\n"
+        );
+        assert!(text.contains(&expected), "{text}");
+        assert!(
+            !text.contains(&format!("{} (", Mutant::ALL[0].name())),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn ties_are_broken_by_name_and_nothing_renders_no_line() {
+        let low = weakest([("b", 2), ("a", 2), ("c", 1), ("d", 9)], 3);
+        assert_eq!(low, [("c", 1), ("a", 2), ("b", 2)]);
+        assert_eq!(weakest_line("family", std::iter::empty()), "");
+        assert_eq!(
+            weakest_line("family", [("x", 0)]),
+            "weakest kill: family x, 0 case(s); the 1 weakest: x (0)"
+        );
     }
 }

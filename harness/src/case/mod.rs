@@ -22,6 +22,7 @@ pub mod rules;
 pub mod show;
 mod steps;
 
+pub(crate) use execute::bodies;
 pub use execute::{answers_to, execute, reasons_to, CaseRun, Exchange};
 pub(crate) use judge::sides as judge_sides;
 pub use lint::{lint, lint_scoped, LintIssue, LintReport, RequirementCoverage, Scope};

@@ -7,10 +7,13 @@
 //! precision side, declared irrelevant with a reason, or declared foreign
 //! (another dialect's syntax, with a probe lint checks); a test keeps the
 //! list equal to the parser's source, so a new parser version that adds a
-//! variant fails until it is listed.
+//! variant fails until it is listed. The JSON Schemas' grammar (`schema`)
+//! is derived from the schema files themselves, and its file only declares
+//! what is irrelevant.
 
 pub mod bash;
 pub mod fetch;
+pub mod schema;
 pub mod sql;
 
 use crate::case::model::Action;
@@ -76,6 +79,24 @@ impl Declared {
             if !seen.insert(p.name.as_str()) {
                 out.push(format!("`{}` is listed twice", p.name));
             }
+            if self.grammar == "schema" && p.irrelevant.is_none() {
+                out.push(format!(
+                    "`{}`: the schema grammar's productions come from the schemas; its file \
+                     only declares productions `irrelevant`",
+                    p.name
+                ));
+            }
+            if self.grammar == "schema"
+                && !schema::productions()
+                    .iter()
+                    .any(|d| schema::declares(&p.name, d))
+            {
+                out.push(format!(
+                    "`{}` names no production of the shipped schemas (a field renamed or \
+                     removed?): drop it",
+                    p.name
+                ));
+            }
             if p.irrelevant.as_deref().is_some_and(|r| r.trim().is_empty()) {
                 out.push(format!("`{}`: an empty `irrelevant` reason", p.name));
             }
@@ -97,7 +118,7 @@ impl Declared {
 }
 
 /// The grammars rbv measures.
-pub const GRAMMARS: &[&str] = &["sql", "bash", "fetch"];
+pub const GRAMMARS: &[&str] = &["sql", "bash", "fetch", "schema"];
 
 /// How a production is covered.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -201,6 +222,7 @@ fn dialect_name(d: SqlDialect) -> &'static str {
 
 /// What one case exercises, per grammar, per production: its sides and readings.
 fn exercised(case: &Case, out: &mut BTreeMap<(String, String), Covered>) {
+    schema::exercised(case, out);
     for step in &case.steps {
         let (under, over) = crate::case::judge_sides(step);
         for (request, op) in step_operations(&step.action) {
@@ -283,6 +305,10 @@ pub fn coverage(declared: &BTreeMap<String, Declared>, cases: &[Case]) -> Vec<Ro
             exercised(case, &mut one);
             one
         });
+        if declared.contains_key("schema") {
+            let fields = schema::input_fields(&per_case);
+            seen.extend(schema::pairs(cases, &fields));
+        }
         for one in per_case {
             for (key, c) in one {
                 let all: &mut Covered = seen.entry(key).or_default();
@@ -294,6 +320,13 @@ pub fn coverage(declared: &BTreeMap<String, Declared>, cases: &[Case]) -> Vec<Ro
     }
     let mut rows = Vec::new();
     for (grammar, file) in declared {
+        let derived;
+        let file = if grammar == "schema" {
+            derived = derive(file);
+            &derived
+        } else {
+            file
+        };
         let listed: BTreeSet<&str> = file.productions.iter().map(|p| p.name.as_str()).collect();
         for p in &file.productions {
             rows.push(Row {
@@ -325,6 +358,27 @@ pub fn coverage(declared: &BTreeMap<String, Declared>, cases: &[Case]) -> Vec<Ro
         }
     }
     rows
+}
+
+/// The schema grammar's file as its full list: every production the
+/// schemas make, each with the reason of the first declaration naming it.
+fn derive(file: &Declared) -> Declared {
+    let productions = schema::productions()
+        .into_iter()
+        .map(|name| Production {
+            irrelevant: file
+                .productions
+                .iter()
+                .find(|p| schema::declares(&p.name, &name))
+                .and_then(|p| p.irrelevant.clone()),
+            name,
+            foreign: None,
+        })
+        .collect();
+    Declared {
+        productions,
+        ..file.clone()
+    }
 }
 
 /// The grammar table, as Markdown.
