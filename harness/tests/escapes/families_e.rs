@@ -37,6 +37,15 @@ pub fn pip_sources_dropped(c: &str) -> Option<String> {
     (c.contains("pip") && P.is_match(c)).then(|| P.replace_all(c, "").into_owned())
 }
 
+/// `compgen`/`complete -W WORDLIST` with the wordlist read as a literal
+/// list of words: a client that does not know bash expands it.
+fn wordlist_literal(c: &str) -> Option<String> {
+    static W: LazyLock<Regex> =
+        LazyLock::new(|| re(r#"\b(compgen|complete)\s+-W\s*('[^']*'|"[^"]*"|\S+)"#));
+    W.is_match(c)
+        .then(|| W.replace_all(c, "$1 -W 'words'").into_owned())
+}
+
 pub const ALL: &[Family] = &[
     family!(
         "shell: popd, cd - and pushd ±N go back to the workspace",
@@ -55,5 +64,11 @@ pub const ALL: &[Family] = &[
         "shell",
         ["shell/"],
         || sees("shell", default_word_dropped)
+    ),
+    family!(
+        "shell: a completion wordlist read as literal words",
+        "shell",
+        ["shell/"],
+        || blind("shell", wordlist_literal)
     ),
 ];
