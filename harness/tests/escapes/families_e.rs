@@ -46,6 +46,14 @@ fn wordlist_literal(c: &str) -> Option<String> {
         .then(|| W.replace_all(c, "$1 -W 'words'").into_owned())
 }
 
+/// `git ls-remote ADDRESS` as a local read: its repository dropped, as a
+/// client that lists ls-remote among git's reads would see it.
+fn ls_remote_local(c: &str) -> Option<String> {
+    static L: LazyLock<Regex> = LazyLock::new(|| re(r"\bgit\s+ls-remote\b[^;&|]*"));
+    L.is_match(c)
+        .then(|| L.replace_all(c, "git ls-remote ").into_owned())
+}
+
 pub const ALL: &[Family] = &[
     family!(
         "shell: popd, cd - and pushd ±N go back to the workspace",
@@ -70,5 +78,11 @@ pub const ALL: &[Family] = &[
         "shell",
         ["shell/"],
         || blind("shell", wordlist_literal)
+    ),
+    family!(
+        "shell: git ls-remote read as a local read",
+        "shell",
+        ["shell/"],
+        || blind("shell", ls_remote_local)
     ),
 ];

@@ -192,6 +192,48 @@ fn program_option<'a>(sub: &str, rest: &'a [Arg]) -> Option<&'a str> {
     })
 }
 
+/// `git ls-remote REPOSITORY` asks that repository's host for its refs:
+/// a repository given as an address is a request to that host, judged by
+/// the fetch rules as a GET (the address travels in the request, so data
+/// put into it leaves), whatever transport git uses (git-ls-remote(1),
+/// "GIT URLS": `ssh://`, `git://`, `http(s)://` and scp-like
+/// `[user@]host:path`). A configured remote or a path is the
+/// repository's own setting: read.
+fn ls_remote(rest: &[Arg]) -> Inspection {
+    let Some(repository) = operands(rest).into_iter().next() else {
+        return read("`git ls-remote` reads");
+    };
+    if !repository.resolved {
+        return external(
+            "`git ls-remote` asks a repository known only at run time: its address may carry data out",
+        );
+    }
+    match remote_host_url(&repository.text) {
+        Some(url) => super::net::transfer("git ls-remote", &[url], None, false),
+        None => read("`git ls-remote` reads a configured remote or a path"),
+    }
+}
+
+/// The address of a git repository as an http(s) URL of the same host and
+/// path, for judging where the request goes; `None` for a remote's name
+/// or a local path.
+fn remote_host_url(text: &str) -> Option<String> {
+    if let Some((scheme, rest)) = text.split_once("://") {
+        return match scheme.to_ascii_lowercase().as_str() {
+            "file" => None,
+            "http" | "https" => Some(text.to_owned()),
+            _ => Some(format!("https://{rest}")),
+        };
+    }
+    // scp-like: a colon before any slash (git-clone(1), "GIT URLS").
+    let (host, path) = text.split_once(':')?;
+    if host.is_empty() || host.contains('/') {
+        return None;
+    }
+    let host = host.rsplit('@').next().unwrap_or(host);
+    Some(format!("https://{host}/{}", path.trim_start_matches('/')))
+}
+
 fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
     let ops = operands(rest);
     let program = format!("git {sub}");
@@ -340,6 +382,7 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
             Irreversible,
             format!("`git {sub} --output` replaces a file"),
         ),
+        "ls-remote" => ls_remote(rest),
         _ if READS.contains(&sub) => read(format!("`git {sub}` reads")),
         _ if WRITES.contains(&sub) => write(format!(
             "`git {sub}` is undone from the reflog or the index"

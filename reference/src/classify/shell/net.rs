@@ -281,7 +281,12 @@ fn split_options(
 /// One rule for both paths: an agent refused a fetch of the metadata
 /// service must not get it from `curl` unseen. What curl and wget add on
 /// top is the file they may save the answer to.
-fn transfer(who: &str, urls: &[String], upload: Option<String>, writes: bool) -> Inspection {
+pub(super) fn transfer(
+    who: &str,
+    urls: &[String],
+    upload: Option<String>,
+    writes: bool,
+) -> Inspection {
     let method = if upload.is_some() { "POST" } else { "GET" };
     let mut found = urls.iter().map(|url| {
         // Both programs read a URL without a scheme as http.
