@@ -27,7 +27,7 @@
 use crate::case::{answers_to, reasons_to, Case, Exchange, Suite};
 use crate::runner::RunOutcome;
 use crate::transport::Identity;
-use crate::verdict::{self, Verdict};
+use crate::verdict::Verdict;
 use anyhow::Context;
 use rbv_report::compare::Matrix;
 use rbv_report::diff::ReportDiff;
@@ -149,16 +149,6 @@ pub fn suite_digest(cases_dir: Option<&Path>) -> anyhow::Result<String> {
     Ok(rbv_report::cases_sha256(contents))
 }
 
-pub(crate) fn level(l: crate::case::Level) -> m::RequirementLevel {
-    use crate::case::Level;
-    match l {
-        Level::Must => m::RequirementLevel::Must,
-        Level::Should => m::RequirementLevel::Should,
-        Level::May => m::RequirementLevel::May,
-        Level::Interpretation => m::RequirementLevel::Interpretation,
-    }
-}
-
 fn implementation(run: &RunRecord) -> m::Implementation {
     match run.identity {
         Some(id) => {
@@ -227,25 +217,12 @@ fn case_result(rec: CaseRecord, run: &RunRecord) -> m::CaseResult {
     let exchanges = rec.exchanges.as_deref();
     let verdict = match rec.verdict.as_ref() {
         Verdict::Pass => m::Verdict::Pass,
-        Verdict::Fail(f) => m::Verdict::Fail {
-            kind: match f.kind {
-                verdict::FailKind::Under => m::FailKind::Under,
-                verdict::FailKind::Over => m::FailKind::Over,
-                verdict::FailKind::Mismatch => m::FailKind::Mismatch,
-            },
-        },
+        Verdict::Fail(f) => m::Verdict::Fail { kind: f.kind },
         Verdict::Skip { reason } => m::Verdict::Skip {
             reason: reason.clone(),
             cause: skip_cause(case, run.identity),
         },
-        Verdict::Error(e) => m::Verdict::Error {
-            kind: match e.kind {
-                verdict::ErrorKind::Crash => m::ErrorKind::Crash,
-                verdict::ErrorKind::Timeout => m::ErrorKind::Timeout,
-                verdict::ErrorKind::Garbage => m::ErrorKind::Garbage,
-                verdict::ErrorKind::Protocol => m::ErrorKind::Protocol,
-            },
-        },
+        Verdict::Error(e) => m::Verdict::Error { kind: e.kind },
     };
     let guards = case.guards();
     let mut out = m::CaseResult::new(case.id.clone(), verdict);
@@ -255,15 +232,12 @@ fn case_result(rec: CaseRecord, run: &RunRecord) -> m::CaseResult {
         .iter()
         .map(|id| m::RequirementRef {
             id: id.clone(),
-            level: catalogue.requirement(id).map(|r| level(r.level)),
+            level: catalogue.requirement(id).map(|r| r.level),
         })
         .collect();
     out.tags = case.tags.clone();
     out.needs = case.needs.iter().map(|c| c.as_str().to_owned()).collect();
-    out.guards = m::Sides {
-        unsafe_side: guards.unsafe_side,
-        precision: guards.precision,
-    };
+    out.guards = guards;
     out.duration_ms = rec.duration.as_secs_f64() * 1000.0;
     match rec.verdict.into_owned() {
         Verdict::Fail(f) => {
@@ -317,7 +291,7 @@ pub fn into_report(mut run: RunRecord) -> Report {
         .iter()
         .map(|r| {
             let info = m::RequirementInfo {
-                level: level(r.level),
+                level: r.level,
                 title: non_empty(&r.title),
                 section: non_empty(&r.section),
             };

@@ -18,18 +18,9 @@ pub enum Verdict {
     Error(ErrorVerdict),
 }
 
-/// Which way an expectation was missed. The proposal counts both errors.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FailKind {
-    /// Less safe than required: a band below the floor, a replayed token
-    /// that worked, an approval minted for a model. Always a failure.
-    Under,
-    /// More cautious than required: a prompt nobody needed (precision).
-    Over,
-    /// Neither direction applies (a wrong field, a wrong response type).
-    Mismatch,
-}
+// The kinds of failure and error are the published result model's: the
+// report records what the engine decided, with no conversion between them.
+pub use rbv_report::model::{ErrorKind, FailKind};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Failure {
@@ -43,33 +34,6 @@ pub struct Failure {
     pub observed: String,
     /// A unified diff of `expected` against `observed` (may be empty).
     pub diff: String,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorKind {
-    /// The child exited or closed its stdout.
-    Crash,
-    /// No answer within the per-request timeout.
-    Timeout,
-    /// A line that is not JSON, or an oversized line.
-    Garbage,
-    /// JSON, but not a valid answer: wrong id or session, unknown type,
-    /// a body that does not match the schema, a claimed capability answered
-    /// with `unsupported`.
-    Protocol,
-}
-
-impl ErrorKind {
-    /// `crash`, `timeout`, `garbage` or `protocol`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::Crash => "crash",
-            ErrorKind::Timeout => "timeout",
-            ErrorKind::Garbage => "garbage",
-            ErrorKind::Protocol => "protocol",
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -89,11 +53,7 @@ impl Verdict {
     pub fn label(&self) -> &'static str {
         match self {
             Verdict::Pass => "pass",
-            Verdict::Fail(f) => match f.kind {
-                FailKind::Under => "under",
-                FailKind::Over => "over",
-                FailKind::Mismatch => "mismatch",
-            },
+            Verdict::Fail(f) => f.kind.as_str(),
             Verdict::Skip { .. } => "skip",
             Verdict::Error(_) => "error",
         }

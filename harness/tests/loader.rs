@@ -111,6 +111,21 @@ fn duplicate_ids_across_files_name_both_places() {
 }
 
 #[test]
+fn a_case_cannot_take_the_fuzz_campaigns_area() {
+    // A report tells findings from cases by the `fuzz/` area; a case file
+    // from a pull request must not pose as a finding (which binds like a
+    // MUST) nor hide one.
+    let src = "id: fuzz/url_loopback/0001\nrequirements: [R-1]\nsource: {proposal: \"§1\"}\nsteps:\n  - reset_session: {}\n";
+    let errs = errors(&[("x.yaml", src)]);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!((errs[0].line, errs[0].column), (1, 5), "{}", errs[0]);
+    assert!(errs[0].message.contains("`fuzz/` area"), "{}", errs[0]);
+    // Only the area: an id that merely contains the word loads.
+    let src = "id: regressions/fetch/fuzz-url_loopback-0001\nrequirements: [R-1]\nsource: {proposal: \"§1\"}\nsteps:\n  - reset_session: {}\n";
+    assert!(load(&[("x.yaml", src)]).is_ok());
+}
+
+#[test]
 fn semantic_errors_are_load_errors() {
     let step = |s: &str| format!("{HEAD}steps:\n{s}");
     let cases = [

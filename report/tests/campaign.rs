@@ -19,7 +19,7 @@ fn campaign(findings: usize) -> Campaign {
             let mut result = CaseResult::new(
                 format!("fuzz/url_loopback/0000000{i}"),
                 Verdict::Fail {
-                    kind: FailKind::Fuzz,
+                    kind: FailKind::Under,
                 },
             );
             result.requirements = vec![RequirementRef {

@@ -4,7 +4,7 @@
 
 use super::coverage::{self, names, Contributor, Exercised, Path};
 use super::model::{Action, Token};
-use super::requirements::Level;
+use super::requirements::RequirementLevel;
 use super::{Case, Origin, Suite};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -34,7 +34,7 @@ impl fmt::Display for LintIssue {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RequirementCoverage {
     pub id: String,
-    pub level: Level,
+    pub level: RequirementLevel,
     /// Cases citing the requirement that can fail `under`.
     pub unsafe_cases: usize,
     /// Cases citing the requirement that can fail `over`.
@@ -277,14 +277,14 @@ pub fn lint_scoped(suite: &Suite, scope: Scope<'_>) -> LintReport {
             origin: None,
             message,
         };
-        if r.level == Level::Interpretation
+        if r.level == RequirementLevel::Interpretation
             && r.rationale.as_deref().is_none_or(|s| s.trim().is_empty())
         {
             findings
                 .errors
                 .push(issue("an INTERPRETATION needs a `rationale`".into()));
         }
-        if r.level == Level::Must && unsafe_cases + precision_cases == 0 {
+        if r.level == RequirementLevel::Must && unsafe_cases + precision_cases == 0 {
             let cited = suite.cases.iter().any(|c| c.requirements.contains(&r.id));
             if !cited {
                 findings
@@ -309,7 +309,7 @@ pub fn lint_scoped(suite: &Suite, scope: Scope<'_>) -> LintReport {
         if r.paths.is_empty() {
             required.extend(Path::required_for(r.capability));
         }
-        if r.level == Level::Must {
+        if r.level == RequirementLevel::Must {
             let missing: Vec<&str> = required
                 .iter()
                 .filter(|p| !paths.contains(p))

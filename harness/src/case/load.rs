@@ -175,6 +175,10 @@ fn id_problem(id: &str) -> Option<&'static str> {
         Some("a case id holds no whitespace")
     } else if id.split('/').any(str::is_empty) {
         Some("a case id is a path: no empty segment, no leading or trailing `/`")
+    } else if id.starts_with(rbv_report::model::FINDING_PREFIX) {
+        // A report tells a campaign's findings from cases by this area; a
+        // case taking it would be judged as a finding.
+        Some("the `fuzz/` area holds the fuzz campaign's findings: a case id cannot start with it")
     } else {
         None
     }

@@ -29,7 +29,7 @@ pub use lint::{lint, lint_scoped, LintIssue, LintReport, RequirementCoverage, Sc
 pub use load::{add_files, load_dir, load_files, load_readable, LoadError, CATALOGUE, FIXTURES};
 pub use model::{Action, Expect, Matcher, Source, Step, Token};
 pub use partial::{matches as partial_match, recent};
-pub use requirements::{Catalogue, Level, ProfileKey, Requirement};
+pub use requirements::{Catalogue, ProfileKey, Requirement, RequirementLevel};
 
 use rbv_protocol::{Capability, PluginBundle};
 use serde_json::Value;
@@ -79,14 +79,8 @@ impl fmt::Display for Origin {
     }
 }
 
-/// Which directions a case guards.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Sides {
-    /// Some expectation can fail `under`.
-    pub unsafe_side: bool,
-    /// Some expectation can fail `over`.
-    pub precision: bool,
-}
+// Which directions a case guards, as the published report records them.
+pub use rbv_report::model::Sides;
 
 impl Case {
     /// The first segment of the id.

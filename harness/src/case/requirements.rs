@@ -5,28 +5,9 @@ use rbv_protocol::Capability;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::fmt;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Level {
-    Must,
-    Should,
-    May,
-    /// rbv's resolution of a point the proposal leaves open.
-    Interpretation,
-}
-
-impl fmt::Display for Level {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Level::Must => "MUST",
-            Level::Should => "SHOULD",
-            Level::May => "MAY",
-            Level::Interpretation => "INTERPRETATION",
-        })
-    }
-}
+// A requirement's level is the one the published report records.
+pub use rbv_report::model::RequirementLevel;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -36,7 +17,7 @@ pub struct Requirement {
     pub rule: String,
     /// The proposal section, `"§2.2"`.
     pub section: String,
-    pub level: Level,
+    pub level: RequirementLevel,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capability: Option<Capability>,
     /// The requirement also has a precision side worth guarding (a band that

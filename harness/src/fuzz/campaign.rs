@@ -228,12 +228,18 @@ fn stopped(
     execs: u64,
     catalogue: &Catalogue,
 ) -> m::FuzzFinding {
-    let mut result = fuzz_result(target, "stopped", super::req::PROTOCOL_SURVIVAL, catalogue);
+    // A gate that dies is a gate that does not answer: the unsafe side.
+    let mut result = fuzz_result(
+        target,
+        "stopped",
+        m::FailKind::Under,
+        super::req::PROTOCOL_SURVIVAL,
+        catalogue,
+    );
     result.title = Some(format!(
         "the implementation stopped answering {}",
         target.name
     ));
-    // A gate that dies is a gate that does not answer: the unsafe side.
     result.guards = m::Sides {
         unsafe_side: true,
         precision: false,
@@ -258,25 +264,22 @@ fn stopped(
     }
 }
 
-/// The failing result `fuzz/<target>/<tail>` of kind `fuzz`, breaking
+/// The failing result `fuzz/<target>/<tail>` of `kind`, breaking
 /// `requirement`: what every finding of a campaign counts as.
 fn fuzz_result(
     target: &Target,
     tail: &str,
+    kind: m::FailKind,
     requirement: &str,
     catalogue: &Catalogue,
 ) -> m::CaseResult {
     let mut result = m::CaseResult::new(
         format!("{}{}/{tail}", m::FINDING_PREFIX, target.name),
-        m::Verdict::Fail {
-            kind: m::FailKind::Fuzz,
-        },
+        m::Verdict::Fail { kind },
     );
     result.requirements = vec![m::RequirementRef {
         id: requirement.to_owned(),
-        level: catalogue
-            .requirement(requirement)
-            .map(|r| crate::reporting::level(r.level)),
+        level: catalogue.requirement(requirement).map(|r| r.level),
     }];
     result.tags = vec!["fuzz".to_owned(), target.name.to_owned()];
     result
@@ -291,7 +294,7 @@ fn finding(
 ) -> m::FuzzFinding {
     let f = &found.finding;
     let (short, _) = artifact_hash(&found.artifact);
-    let mut result = fuzz_result(target, &short, f.requirement, catalogue);
+    let mut result = fuzz_result(target, &short, f.kind, f.requirement, catalogue);
     result.title = Some(rbv_report::text::one_line(&f.case.title, 200));
     result.needs = catalogue
         .requirement(f.requirement)

@@ -3,7 +3,7 @@
 //! learned and a generator cannot. Recorded by the harness; its findings
 //! are judged with the cases by [`crate::certify`].
 
-use super::{CaseResult, FailKind, Verdict};
+use super::CaseResult;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -191,14 +191,10 @@ impl Campaign {
 }
 
 impl FuzzFinding {
-    /// Whether `result` is a finding's (its verdict is of kind `fuzz`).
+    /// Whether `result` is a finding's: its id is in the campaign's area,
+    /// which no case may take (the case loader refuses it).
     pub fn is_finding(result: &CaseResult) -> bool {
-        matches!(
-            result.verdict,
-            Verdict::Fail {
-                kind: FailKind::Fuzz
-            }
-        )
+        result.id.starts_with(FINDING_PREFIX)
     }
 }
 

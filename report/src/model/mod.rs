@@ -99,6 +99,12 @@ pub enum RequirementLevel {
     Interpretation,
 }
 
+impl fmt::Display for RequirementLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl RequirementLevel {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -166,8 +172,8 @@ pub struct Counts {
     pub known_failure: usize,
 }
 
-/// Which side of the two-sided verdict a case can fail on (from the case
-/// engine's `Case::guards()`).
+/// Which side of the two-sided verdict a case can fail on: the case
+/// engine's `Case::guards()`, recorded as is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Sides {
@@ -262,18 +268,17 @@ pub enum Verdict {
 
 /// Which way an expectation was missed.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum FailKind {
-    /// Less safe than required.
+    /// Less safe than required: a band below the floor, a replayed token
+    /// that worked, an approval minted for a model. Always a failure.
     Under,
-    /// More cautious than required (precision).
+    /// More cautious than required: a prompt nobody needed (precision).
     Over,
+    /// Neither direction applies (a wrong field, a wrong response type).
     Mismatch,
-    /// A finding of the fuzz campaign (see [`Campaign`]); which side it
-    /// broke is in the result's `guards`.
-    Fuzz,
 }
 
 /// Why a case did not run. Only a profile skip exempts a case from the
@@ -291,13 +296,19 @@ pub enum SkipCause {
 }
 
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
+    /// The child exited or closed its stdout.
     Crash,
+    /// No answer within the per-request timeout.
     Timeout,
+    /// A line that is not JSON, or an oversized line.
     Garbage,
+    /// JSON, but not a valid answer: wrong id or session, unknown type,
+    /// a body that does not match the schema, a claimed capability answered
+    /// with `unsupported`.
     Protocol,
 }
 
@@ -364,7 +375,6 @@ impl FailKind {
             FailKind::Under => "under",
             FailKind::Over => "over",
             FailKind::Mismatch => "mismatch",
-            FailKind::Fuzz => "fuzz",
         }
     }
 }
