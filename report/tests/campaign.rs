@@ -111,7 +111,7 @@ fn every_format_states_the_campaign() {
     let instance: serde_json::Value = serde_json::from_str(&read(render::REPORT_JSON)).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     assert!(validator.is_valid(&instance));
-    assert_eq!(instance["format_version"], 3);
+    assert_eq!(instance["format_version"], 4);
     assert_eq!(Report::from_json(&read(render::REPORT_JSON)).unwrap(), r);
 
     let md = markdown::render(&r);

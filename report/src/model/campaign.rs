@@ -88,7 +88,8 @@ impl CampaignTarget {
 #[serde(deny_unknown_fields)]
 pub struct FuzzFinding {
     pub target: String,
-    /// Its verdict is `fail` of kind `fuzz`; `requirements` is the rule it
+    /// Its id is `fuzz/<target>/…` and its verdict `fail` of the kind
+    /// it found (`under`, `over`, `mismatch`); `requirements` is the rule it
     /// breaks, `needs` that rule's capability, `guards` the side it broke
     /// (unsafe or precision), `message` what the oracle saw.
     pub result: CaseResult,

@@ -30,8 +30,10 @@ pub use methods::{area_of, plural, rfc3339, round_ms};
 /// unclaimed ones no longer block it) and is `none` for a partial run;
 /// `conditions`, `summary.certification` and `cases[].needs` added.
 /// 3: `campaign` added (`rbv run --fuzz`): its findings are failing results
-/// of kind `fuzz` that the certification judges beside the cases.
-pub const FORMAT_VERSION: u32 = 3;
+/// that the certification judges beside the cases.
+/// 4: a finding's verdict is of the kind of failure it found (`under`,
+/// `over`, `mismatch`), no longer `fuzz`; its `fuzz/` id marks it.
+pub const FORMAT_VERSION: u32 = 4;
 
 /// One run of the suite against one implementation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
