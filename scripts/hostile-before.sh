@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs today's hostile battery (harness/tests/hostile*) against rbv as it
-# was before the fixes of issue 14 (the merge base d160fc5^1), one test at
+# was before the hostile-input fixes (the merge base d160fc5^1), one test at
 # a time, and says which fail (docs/hostile.md). Usage:
 #   scripts/hostile-before.sh [DIR] [TEST…]
 # DIR (default ../h-before-old) becomes a detached worktree at d160fc5^1;

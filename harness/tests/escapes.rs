@@ -1,4 +1,4 @@
-//! Issue 12: realistic client bugs nobody planted, each simulated as a
+//! Realistic client bugs nobody planted, each simulated as a
 //! proxy over the in-process reference (`escapes/proxy.rs`), run against
 //! the whole corpus. Every family must fail at least three cases that
 //! pass the reference ([`MIN_KILLS`]), so that losing or rewriting one case

@@ -1,4 +1,4 @@
-//! `rbv run --fuzz` (issue 24): the campaign after the cases is part of
+//! `rbv run --fuzz`: the campaign after the cases is part of
 //! the certificate. A client that has learned the corpus passes every case
 //! and earns Precise from them; the campaign, whose inputs no list holds,
 //! takes Precise away from the capability it bypasses. The reference keeps

@@ -1,6 +1,6 @@
 //! A user's own cases: `--add-cases DIR` runs them beside the suite, with
 //! its catalogue and plugin fixtures, and `rbv lint` judges the files it
-//! is given, not the rest of the corpus (issue 27, item 5).
+//! is given, not the rest of the corpus.
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -66,11 +66,11 @@ mutants! {
     DenyListSqlFunctions = "deny-list-sql-functions":
         "§4.3: only known side-effecting SQL functions escalate; a user-defined function in a SELECT is auto",
     UserinfoBlind = "userinfo-blind":
-        "§2.3: credentials in a URL's userinfo are not counted as sensitive data (issue 13, class 4)",
+        "§2.3: credentials in a URL's userinfo are not counted as sensitive data",
     InfrastructureBlind = "infrastructure-blind":
-        "§4.4: a fetch to cloud metadata or the internal network is read as any remote host, and writes to loopback are carved out (issue 13, class 5)",
+        "§4.4: a fetch to cloud metadata or the internal network is read as any remote host, and writes to loopback are carved out",
     WhatwgOnlyHost = "whatwg-only-host":
-        "§4.4: the fetch host is what a WHATWG parser reads; the host curl or Python read is ignored (issue 13, class 6)",
+        "§4.4: the fetch host is what a WHATWG parser reads; the host curl or Python read is ignored",
     ProgramOptionsAsData = "program-options-as-data":
         "§4.4: options and variables that name a program (`rg --pre`, `PAGER=…`, `tar --to-command`, `man -P`, `fd -x`, `git --upload-pack`, `make SHELL=…`) are read as data",
     ModeChangeAsEdit = "mode-change-as-edit":

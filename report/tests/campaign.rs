@@ -1,4 +1,4 @@
-//! The fuzz campaign in every format (issue 24): report.json against its
+//! The fuzz campaign in every format: report.json against its
 //! schema, summary.md, report.html, junit.xml and the badge state it; a
 //! finding blocks its capability's level; `rbv diff` and `rbv compare`
 //! compare it; the implementation's words in a finding stay inert.

@@ -10,8 +10,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// Where a case comes from. At least one of `proposal`, `design`, `issue`,
-/// `fuzz`, `peer`, `corpus` or `note` is given (checked by the loader).
+/// Where a case comes from. At least one of `proposal`, `design`, `fuzz`,
+/// `peer`, `corpus` or `note` is given (checked by the loader). A source is
+/// what a reader of the published suite can check: no private tracker's
+/// numbers.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
@@ -19,8 +21,6 @@ pub struct Source {
     pub proposal: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub design: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub issue: Option<u64>,
     /// The fuzz target that found the case.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuzz: Option<String>,
@@ -46,15 +46,12 @@ impl Source {
     pub fn problem(&self) -> Option<&'static str> {
         let any = self.proposal.is_some()
             || self.design.is_some()
-            || self.issue.is_some()
             || self.fuzz.is_some()
             || self.peer.is_some()
             || self.corpus.is_some()
             || self.note.is_some();
         if !any {
-            return Some(
-                "`source` names none of proposal, design, issue, fuzz, peer, corpus, note",
-            );
+            return Some("`source` names none of proposal, design, fuzz, peer, corpus, note");
         }
         if (self.artifact.is_some() || self.found.is_some()) && self.fuzz.is_none() {
             return Some("`artifact` and `found` belong to a `fuzz` source");

@@ -1,4 +1,4 @@
-//! Round 2 of the unplanted bug families (issue 12): the shell's download
+//! Round 2 of the unplanted bug families: the shell's download
 //! rules, SQL credential reads, token binding and scope, client policy and
 //! session state. The rest of round 2 is in `families_d.rs`.
 

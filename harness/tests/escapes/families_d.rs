@@ -1,4 +1,4 @@
-//! Round 2 of the unplanted bug families (issue 12), continued: client
+//! Round 2 of the unplanted bug families, continued: client
 //! policy and session state, Rule-of-Two, manifests, audit records, fetch
 //! and versioning.
 

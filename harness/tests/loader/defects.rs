@@ -1,4 +1,4 @@
-//! The cases of issue 12 §2 each fail against a plausible wrong
+//! The cases of the unplanted-bug classes each fail against a plausible wrong
 //! implementation none of the planted mutants is: the reference behind a
 //! proxy that simulates one realistic defect (one state for every session,
 //! a signature blind to data, declarations looked up in a plain object,

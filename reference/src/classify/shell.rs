@@ -335,7 +335,7 @@ fn shared_destroy(reversibility: Reversibility, reason: impl Into<String>) -> In
 
 /// Changes what later commands or sessions run, or the machine itself:
 /// the workspace's undo does not reach it, and what it sets up runs with
-/// the user's rights in sessions nobody inspects (issue 25).
+/// the user's rights in sessions nobody inspects.
 fn persistent(reason: impl Into<String>) -> Inspection {
     destroy(Reversibility::Irreversible, reason)
 }

@@ -1,6 +1,6 @@
 //! pg_query (PostgreSQL's own parser) against the reference's sqlparser
 //! reading, on the PostgreSQL-labeled regression corpus and on the SQL
-//! payloads of rbv's cases (issue 13, class 8; BENCHMARKS.md has the figures).
+//! payloads of rbv's cases (BENCHMARKS.md has the figures).
 
 use rbv_protocol::Band;
 use rbv_reference::classify::sql::inspect;

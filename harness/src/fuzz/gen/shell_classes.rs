@@ -1,4 +1,4 @@
-//! Shell inputs for the bypass classes clients shipped (issue 13): programs
+//! Shell inputs for the bypass classes clients shipped: programs
 //! run through options, configuration and variables (RBV-SH-011), mode and
 //! owner changes (RBV-SH-012), build tools running code the workspace does
 //! not vouch for (RBV-SH-013), secrets (RBV-SH-014) and pushes that reach

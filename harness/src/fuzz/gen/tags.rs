@@ -40,7 +40,7 @@ pub const SQL: &[Tagged] = &[
     ("aggregate", &["RBV-SQL-001"]),
     ("pure-cte", &["RBV-SQL-001"]),
     ("explain-read", &["RBV-SQL-001"]),
-    // Statement kinds of the catalogue, one per payload (issue 13, 16).
+    // Statement kinds of the catalogue, one per payload.
     ("statement-kind", &["RBV-SQL-002"]),
     ("unparseable", &["RBV-SQL-004"]),
     ("session-control-alone", &["RBV-SQL-015", "RBV-SQL-001"]),
@@ -158,7 +158,7 @@ pub const SHELL: &[Tagged] = &[
     ("quoted-heredoc-data", &["RBV-SH-010"]),
     ("read-chain", &["RBV-SH-003", "RBV-SH-007"]),
     ("read-pipeline", &["RBV-SH-003", "RBV-SH-007"]),
-    // Issue 13's shell classes (gen/shell_classes.rs).
+    // The shell bypass classes clients shipped (gen/shell_classes.rs).
     ("unparseable", &["RBV-SH-005"]),
     ("secret-after-state-change", &["RBV-SH-014", "RBV-R2-001"]),
     ("plain-download", &["RBV-SH-016"]),

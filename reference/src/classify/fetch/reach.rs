@@ -1,4 +1,4 @@
-//! Where a fetch lands, seen from the client's machine (issue 13, class 5):
+//! Where a fetch lands, seen from the client's machine:
 //! the machine itself (loopback), the machine's own cloud infrastructure
 //! (instance metadata: its credentials), the internal network (private,
 //! carrier-grade NAT, unique-local and link-local ranges, names reserved

@@ -1,4 +1,4 @@
-//! URL parser differentials (issue 13, class 6). The inspector reads a URL
+//! URL parser differentials. The inspector reads a URL
 //! with a WHATWG parser, but the tool that fetches it may be curl, Python
 //! (urllib, requests) or Go's net/url, and they do not always find the same
 //! host: WHATWG ends the authority at a backslash, RFC 3986 parsers at the

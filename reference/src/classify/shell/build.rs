@@ -259,7 +259,7 @@ const RUNS_PROJECT: &[&str] = &[
     "cmake", "meson", "ninja", "bazel", "sbt", "ant", "deno", "mix", "dotnet", "direnv",
 ];
 
-/// Running a project that lives outside the workspace (issue 25, item 1):
+/// Running a project that lives outside the workspace:
 /// a project option naming such a directory (`cargo build --manifest-path
 /// /tmp/x/Cargo.toml`, `git -C /tmp/x status`), or a project tool run
 /// after `cd` into one (`cd /tmp/x && make`). Its build scripts, recipes,

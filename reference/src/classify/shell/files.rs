@@ -370,7 +370,7 @@ fn has_owner(name: &str, args: &[Arg]) -> bool {
 }
 
 /// `found`, raised by where the files it writes lie (the workspace
-/// boundary, issue 25).
+/// boundary).
 fn writes_to(w: &Walker, what: &str, targets: &[&Arg], found: Inspection) -> Inspection {
     targets
         .iter()

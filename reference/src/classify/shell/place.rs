@@ -1,4 +1,4 @@
-//! Where a path lies relative to the workspace (issue 25, items 1 and 2).
+//! Where a path lies relative to the workspace.
 //!
 //! The default rule, with no workspace root on the wire: the shell starts
 //! in the workspace, so a relative path that does not climb out of it

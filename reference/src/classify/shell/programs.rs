@@ -646,7 +646,7 @@ const CONFIG_HOME_VARS: &[&str] = &[
 /// The proxy variables curl(1) ENVIRONMENT and wget(1) "Proxies" read (and
 /// pip, git, npm with them): every later request of those programs goes to
 /// the proxy, with what it carries, so the proxy is judged like a request
-/// that sends data, by its address (issue 25, item 4: a mapping is judged
+/// that sends data, by its address (item 4: a mapping is judged
 /// by the address it maps to), as curl's `--proxy` is.
 #[rustfmt::skip]
 const PROXY_VARS: &[&str] = &[

@@ -1,4 +1,4 @@
-//! Option syntax, one model per parser family (issue 25 item 5): which
+//! Option syntax, one model per parser family: which
 //! spellings a program accepts for one of its options. A reader asks for
 //! "option X of program P"; [`Parser::of`] is the only table saying which
 //! parser P uses, and [`Rules`] the only place saying what that parser

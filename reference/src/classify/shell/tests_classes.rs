@@ -1,4 +1,4 @@
-//! The bypass classes real clients shipped (issue 13): programs run by
+//! The bypass classes real clients shipped: programs run by
 //! options, permission changes, build tools, secrets, pushes; and the
 //! mutants that reproduce each miss.
 

@@ -1,4 +1,4 @@
-//! Issue 25: the principles behind the classes, each with inputs beyond the
+//! The principles behind the classes, each with inputs beyond the
 //! issue's examples, both ways.
 
 use super::tests::{auto, escalate, soft};

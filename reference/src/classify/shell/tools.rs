@@ -294,7 +294,7 @@ fn node_operands(args: &[Arg]) -> Vec<&Arg> {
 
 /// Configuration keys of a package manager whose value is a program it
 /// runs, code it loads, or where the code it installs comes from; setting
-/// one changes what every later run of the tool executes (issue 25, item
+/// one changes what every later run of the tool executes (item
 /// 2). npm docs "config": `script-shell`, `shell`, `editor`, `browser`,
 /// `viewer`, `git`, `node-options`, `init-module`, `onload-script`,
 /// `prefix` (where global binaries go), `registry` and `@scope:registry`,
