@@ -5,7 +5,7 @@
 #  3. time for the stable driver to find each fuzzable mutant;
 #  4. with nightly + cargo-fuzz: time for libFuzzer to find each mutant;
 #  5. time for the stable driver to find each realistic bug family
-#     (harness/tests/support/bugs.rs), in-process and over the protocol.
+#     (harness/tests/integration/support/bugs.rs), in-process and over the protocol.
 # Usage: scripts/bench-fuzz.sh [seconds-per-throughput-run]   (default 10)
 #        RBV_BENCH_LIBFUZZER=0 skips the libFuzzer part (it builds every target).
 set -euo pipefail

@@ -1,8 +1,8 @@
-//! Time to first finding of each realistic bug family (tests/support/bugs.rs),
+//! Time to first finding of each realistic bug family (tests/integration/support/bugs.rs),
 //! median over seeds 1..=5, in-process or over the protocol.
 //! Usage: bug_families [--impl CMD] [--time SECS]   (scripts/bench-fuzz.sh)
 
-#[path = "../tests/support/bugs.rs"]
+#[path = "../tests/integration/support/bugs.rs"]
 mod bugs;
 
 use rbv::adapter::{Connect, ProcessConfig, Target as AdapterTarget};

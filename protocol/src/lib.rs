@@ -4,7 +4,7 @@
 //! what a band *should* be lives in `rbv-reference`. The normative protocol
 //! text is `PROTOCOL.md` at the repository root; the JSON Schemas under
 //! `protocol/schema/` are generated from these types and checked for drift
-//! by `cargo test -p rbv-protocol --test schema` (`BLESS=1` rewrites them).
+//! by `cargo test -p rbv-protocol --test integration schema::` (`BLESS=1` rewrites them).
 
 pub mod schema;
 pub mod vocab;

@@ -117,7 +117,7 @@ pub const INDIRECT: &str = "ParameterExpr::indirect";
 /// Bash History Builtins; index D.1), plus `true` and `false`, which the
 /// manual's builtin chapters leave out and bash(1)'s SHELL BUILTIN
 /// COMMANDS documents. `enable -a` of GNU bash 5.2.15 lists exactly
-/// these 61 (harness/tests/grammar_sources.rs checks it against the
+/// these 61 (harness/tests/integration/grammar_sources.rs checks it against the
 /// machine's bash).
 pub const BUILTINS: &[&str] = &[
     ".",

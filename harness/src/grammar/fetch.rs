@@ -30,7 +30,7 @@ use url::{Host, Url};
 
 /// The URL Standard's special schemes (§4.2, "special scheme"), each a
 /// production `Scheme::<name>`; every other scheme is `Scheme::non-special`.
-/// harness/tests/grammar_sources.rs checks the list against the `url`
+/// harness/tests/integration/grammar_sources.rs checks the list against the `url`
 /// crate's `SchemeType`.
 pub const SPECIAL_SCHEMES: &[&str] = &["http", "https", "ws", "wss", "ftp", "file"];
 

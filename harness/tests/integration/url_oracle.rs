@@ -34,7 +34,7 @@ fn the_parsers_read_as_the_committed_labels() {
     // Where this machine has the parser versions the labels were made with,
     // they read every labeled URL as the labels say.
     let provenance: serde_json::Value = serde_json::from_str(include_str!(
-        "../../corpora/real-world/url-parsers.provenance.json"
+        "../../../corpora/real-world/url-parsers.provenance.json"
     ))
     .unwrap();
     let versions = parsers.versions();
@@ -43,7 +43,7 @@ fn the_parsers_read_as_the_committed_labels() {
         .filter(|(n, v)| provenance["parsers"][n.as_str()] == v.as_str())
         .map(|(n, _)| n)
         .collect();
-    let labels = include_str!("../../corpora/real-world/url-parsers.jsonl");
+    let labels = include_str!("../../../corpora/real-world/url-parsers.jsonl");
     for line in labels.lines().take(300) {
         let record: serde_json::Value = serde_json::from_str(line).unwrap();
         let url = record["url"].as_str().unwrap();

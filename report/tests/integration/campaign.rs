@@ -3,7 +3,7 @@
 //! finding blocks its capability's level; `rbv diff` and `rbv compare`
 //! compare it; the implementation's words in a finding stay inert.
 
-mod common;
+use crate::common;
 
 use rbv_report::compare::Matrix;
 use rbv_report::diff::ReportDiff;

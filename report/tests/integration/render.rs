@@ -2,7 +2,7 @@
 //! schema, JUnit that parses with the right counts, HTML that loads
 //! nothing, Markdown and badge content, and determinism.
 
-mod common;
+use crate::common;
 
 use quick_xml::events::Event;
 use rbv_report::model::*;

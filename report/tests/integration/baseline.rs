@@ -1,7 +1,7 @@
 //! Baselines: known failures do not fail the run, stale entries do, and
 //! updating keeps the reasons already written.
 
-mod common;
+use crate::common;
 
 use rbv_report::model::*;
 use rbv_report::{apply_baseline, Baseline, BaselineError};

@@ -1,5 +1,5 @@
 //! The checked-in schemas under `protocol/schema/` are exactly the generated
-//! ones. `BLESS=1 cargo test -p rbv-protocol --test schema` rewrites them.
+//! ones. `BLESS=1 cargo test -p rbv-protocol --test integration schema::` rewrites them.
 
 use rbv_protocol::schema::all_schemas;
 use std::path::{Path, PathBuf};

@@ -1,19 +1,8 @@
 //! `rbv compare`, `rbv diff` and `rbv baseline` through their clap
-//! arguments. The module is compiled here by path, with the two names it
-//! takes from its parents, so that it is tested whether or not the binary
-//! wires it in yet.
-
-mod reporting {
-    pub use rbv::reporting::*;
-}
-
-/// What `report_cmds` takes from `super` (the `cli` module in the binary).
-const EXIT_FAILED: u8 = 1;
-
-#[path = "../src/cli/report_cmds.rs"]
-mod report_cmds;
+//! arguments.
 
 use clap::{Parser, Subcommand};
+use rbv::cli::report_cmds;
 use rbv_report::model::*;
 use std::path::Path;
 use std::process::ExitCode;

@@ -1,6 +1,6 @@
 //! The adapter SDKs ship copies of `protocol/schema/` (a published package
 //! has no checkout of rbv). The copies must be the schemas, byte for byte;
-//! `BLESS=1 cargo test -p rbv-protocol --test sdk_schema_copies` refreshes
+//! `BLESS=1 cargo test -p rbv-protocol --test integration sdk_schema_copies::` refreshes
 //! them after the schemas were regenerated.
 
 use std::path::{Path, PathBuf};
@@ -55,7 +55,7 @@ fn the_sdks_schema_copies_are_the_schemas() {
     }
     assert!(
         drift.is_empty(),
-        "schema copies differ (run BLESS=1 cargo test -p rbv-protocol --test sdk_schema_copies):\n{}",
+        "schema copies differ (run BLESS=1 cargo test -p rbv-protocol --test integration sdk_schema_copies::):\n{}",
         drift.join("\n")
     );
 }

@@ -1,14 +1,12 @@
 //! The fuzzers find realistic bugs nobody planted: each family of
-//! tests/support/bugs.rs, put in front of the correct reference, yields a
+//! support/bugs.rs, put in front of the correct reference, yields a
 //! finding of its target, and the reference alone yields none.
 
-mod support;
-
+use crate::support::bugs::{Bug, Buggy, ALL};
 use rbv::fuzz::driver::{drive, Options};
 use rbv::fuzz::targets::by_name;
 use rbv::fuzz::InProcess;
 use std::time::Duration;
-use support::bugs::{Bug, Buggy, ALL};
 
 fn first_finding(bug: Bug, target: &str) -> Option<String> {
     let mut subject = Buggy::new(InProcess::new(None), bug);

@@ -131,7 +131,7 @@ fn named_sessions_are_distinct_sessions_of_one_implementation() {
     assert_fails(&verdict(CROSS_SESSION, &mut global), FailKind::Under, 3);
 }
 
-const GIT_HOSTING: &str = include_str!("../../../cases/plugins/git-hosting.yaml");
+const GIT_HOSTING: &str = include_str!("../../../../cases/plugins/git-hosting.yaml");
 
 #[test]
 fn resetting_one_named_session_leaves_the_others() {

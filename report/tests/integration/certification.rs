@@ -2,7 +2,7 @@
 //! overall statement, the run's conditions, and a partial run that says so
 //! everywhere and earns no level.
 
-mod common;
+use crate::common;
 
 use rbv_report::model::*;
 use rbv_report::render::{self, badge, html, junit, markdown};

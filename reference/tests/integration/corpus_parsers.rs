@@ -9,7 +9,7 @@ use rbv_protocol::{Reversibility, Scope, Trust};
 use rbv_reference::classify::fetch::{inspect, reach_of_text, Reach};
 use serde_json::Value;
 
-const LABELS: &str = include_str!("../../corpora/real-world/url-parsers.jsonl");
+const LABELS: &str = include_str!("../../../corpora/real-world/url-parsers.jsonl");
 const PARSERS: [&str; 5] = ["curl", "go", "requests", "urllib", "whatwg"];
 
 fn records() -> Vec<Value> {

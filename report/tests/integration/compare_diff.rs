@@ -1,6 +1,6 @@
 //! The interop matrix and the run-to-run diff on small synthetic reports.
 
-mod common;
+use crate::common;
 
 use rbv_report::compare::Matrix;
 use rbv_report::diff::ReportDiff;
