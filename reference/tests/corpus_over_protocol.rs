@@ -9,11 +9,12 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// One `rbv run`; true when every case passed (exit 0) and the reference
-/// said in its handshake that it runs the profile it was started with. A
-/// reference that ignored `--profile` would otherwise pass: it answers as
-/// the default profile, and the cases written for the value asked for are
-/// skipped, not failed.
+/// One `rbv run`; true when every case passed (exit 0), the reference said
+/// in its handshake that it runs the profile it was started with, and no
+/// case was skipped for a capability. A reference that ignored `--profile`
+/// would otherwise pass: it answers as the default profile, and the cases
+/// written for the value asked for are skipped, not failed. One that
+/// stopped claiming a capability would pass the same way: its cases skip.
 fn suite_passes(rbv: &Path, profile: &[String]) -> bool {
     let mut implementation = format!("exec '{}'", env!("CARGO_BIN_EXE_rbv-ref"));
     for flag in profile {
@@ -29,12 +30,27 @@ fn suite_passes(rbv: &Path, profile: &[String]) -> bool {
         .stdout(Stdio::null())
         .status()
         .expect("RBV_BIN runs");
-    let announced = std::fs::read_to_string(report.join("report.json"))
+    let written = std::fs::read_to_string(report.join("report.json"))
         .ok()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .and_then(|r| r.pointer("/implementation/profile").cloned());
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
     let _ = std::fs::remove_dir_all(&report);
-    status.success() && announced.is_some_and(|p| runs_profile(&p, profile))
+    let Some(written) = written else {
+        return false;
+    };
+    let announced = written.pointer("/implementation/profile");
+    status.success()
+        && announced.is_some_and(|p| runs_profile(p, profile))
+        && !skips_for_a_capability(&written)
+}
+
+/// Whether a report skipped any case for a capability the implementation
+/// did not claim: the reference claims every one.
+fn skips_for_a_capability(report: &serde_json::Value) -> bool {
+    report["cases"].as_array().is_none_or(|cases| {
+        cases
+            .iter()
+            .any(|c| c.pointer("/verdict/cause").and_then(|v| v.as_str()) == Some("capability"))
+    })
 }
 
 /// Whether a handshake's profile holds every `KEY=VALUE` asked for.
