@@ -158,6 +158,7 @@ mod modes;
 mod net;
 mod options;
 mod place;
+mod positional;
 mod programs;
 mod scripts;
 mod secrets;

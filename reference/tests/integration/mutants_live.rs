@@ -169,7 +169,8 @@ fn scenario(m: Mutant) -> (Vec<Value>, &'static str) {
         | Mutant::OutsideCodeBlind
         | Mutant::OptionFamilyBlind
         | Mutant::ReplacementAsData
-        | Mutant::AwkSourcesBlind => (vec![], ""),
+        | Mutant::AwkSourcesBlind
+        | Mutant::PositionalUnbound => (vec![], ""),
     }
 }
 

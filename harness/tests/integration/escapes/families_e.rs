@@ -54,6 +54,20 @@ fn ls_remote_local(c: &str) -> Option<String> {
         .then(|| L.replace_all(c, "git ls-remote ").into_owned())
 }
 
+/// Every call of a function the command defines with its words dropped:
+/// a client that judges a body only as written, its positional
+/// parameters never bound to what a call passes.
+fn calls_without_words(c: &str) -> Option<String> {
+    static DEF: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?:^|[;&|{(]\s*)(?:function\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*\(\)"));
+    let mut out = c.to_owned();
+    for name in DEF.captures_iter(c).map(|m| m[1].to_owned()) {
+        let call = re(&format!(r"(^|[;&|]\s*){name}\s+[^(;&|\s][^;&|]*"));
+        out = call.replace_all(&out, format!("${{1}}{name}")).into_owned();
+    }
+    (out != c).then_some(out)
+}
+
 pub const ALL: &[Family] = &[
     family!(
         "shell: popd, cd - and pushd ±N go back to the workspace",
@@ -84,5 +98,11 @@ pub const ALL: &[Family] = &[
         "shell",
         ["shell/"],
         || blind("shell", ls_remote_local)
+    ),
+    family!(
+        "shell: a function's body judged without the call's words",
+        "shell",
+        ["shell/"],
+        || blind("shell", calls_without_words)
     ),
 ];

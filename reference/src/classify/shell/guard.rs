@@ -32,6 +32,10 @@ pub fn stack_needed(openers: usize) -> usize {
 /// `eval` …) that are inspected; deeper text fails safe.
 pub const MAX_DEPTH: usize = 24;
 
+/// Function calls walked per command: each walks a body again with its
+/// words, so calls that call two functions each would double per level.
+pub const MAX_CALLS: usize = 256;
+
 /// Why a payload is not parsed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {

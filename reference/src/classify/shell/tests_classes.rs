@@ -308,6 +308,14 @@ fn each_mutant_reproduces_its_miss() {
         (Mutant::AwkSourcesBlind, "awk -i /tmp/evil.awk '{print}' f"),
         (Mutant::AwkSourcesBlind, "gawk -e '@load \"evil\"' f"),
         (
+            Mutant::PositionalUnbound,
+            "f() { printf -v \"$1\" '%s' x; }; f 'a[$(rm -rf ~)]'",
+        ),
+        (
+            Mutant::PositionalUnbound,
+            "f() { local \"$1\"; }; f 'a[$(rm -rf ~)]=1'",
+        ),
+        (
             Mutant::ExpansionCodeBlind,
             "x='a[$(rm -rf ~)]'; read \"$x\" <<< 1",
         ),

@@ -1,17 +1,18 @@
 //! The walk over a parsed program: every command that runs, with the code
 //! its words, redirections and here-documents run on the way.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use brush_parser::ast::{
     AndOr, AndOrList, BinaryPredicate, Command, CommandPrefixOrSuffixItem, CompoundCommand,
-    CompoundList, ExtendedTestExpr, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline,
-    Program, SimpleCommand, UnaryPredicate, Word,
+    CompoundList, ExtendedTestExpr, FunctionBody, IoFileRedirectKind, IoFileRedirectTarget,
+    IoRedirect, Pipeline, Program, SimpleCommand, UnaryPredicate, Word,
 };
 use brush_parser::ParserOptions;
 
 use super::arith;
 use super::place::{self, Place};
+use super::positional;
 use super::word::{self, Arg, Embedded, Evaluation};
 use super::{
     destroy, external, guard, join_all, programs, read, secrets, sensitive, unknown, write,
@@ -38,8 +39,17 @@ pub enum Stdin {
 pub struct Walker {
     pub options: ParserOptions,
     depth: usize,
-    /// Functions defined so far: calling one runs a body already inspected.
-    functions: HashSet<String>,
+    /// Functions defined so far: a call runs the body with the call's words.
+    functions: HashMap<String, FunctionBody>,
+    /// The positional parameters of the function whose body is walked for
+    /// a call (`None`: not in a call, or unknown after a `shift` by a count
+    /// known only at run time; a reference then reads as unknown).
+    positional: Option<Vec<Arg>>,
+    /// The functions whose calls are being walked, innermost last.
+    calling: Vec<String>,
+    /// Calls walked so far: each walks a body again, so a chain of
+    /// functions that call each other twice would double per link.
+    calls: usize,
     /// The planted defect the inspection reproduces, if any.
     pub mutant: Option<Mutant>,
     /// Inside a command that `find -exec`, `xargs` or `fd -x` run once per
@@ -71,7 +81,10 @@ impl Walker {
         let mut w = Walker {
             options: ParserOptions::default(),
             depth: 0,
-            functions: HashSet::new(),
+            functions: HashMap::new(),
+            positional: None,
+            calling: Vec::new(),
+            calls: 0,
             mutant,
             many_files: false,
             cwd: None,
@@ -225,7 +238,7 @@ impl Walker {
     }
 
     pub fn is_function(&self, name: &str) -> bool {
-        self.functions.contains(name)
+        self.functions.contains_key(name)
     }
 
     fn program(&mut self, program: &Program, out: &mut Vec<Inspection>) {
@@ -268,7 +281,7 @@ impl Walker {
                 // A definition runs nothing, but its body may run later:
                 // inspect it now, and let calls to it add nothing more.
                 let name = self.word(&def.fname, out);
-                self.functions.insert(name.text);
+                self.functions.insert(name.text, def.body.clone());
                 self.compound(&def.body.0, out);
                 for r in def.body.1.iter().flat_map(|r| &r.0) {
                     self.redirect(r, &mut stdin, out);
@@ -392,7 +405,7 @@ impl Walker {
         {
             let Some(item) = item else {
                 if let Some(w) = &simple.word_or_name {
-                    argv.push(self.word(w, out));
+                    argv.extend(self.words(w, out));
                 }
                 in_prefix = false;
                 continue;
@@ -412,7 +425,7 @@ impl Walker {
                     }
                 }
                 CommandPrefixOrSuffixItem::AssignmentWord(_, w)
-                | CommandPrefixOrSuffixItem::Word(w) => argv.push(self.word(w, out)),
+                | CommandPrefixOrSuffixItem::Word(w) => argv.extend(self.words(w, out)),
                 CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
                 CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
                     self.list(&sub.list, out);
@@ -431,12 +444,11 @@ impl Walker {
                 }
             }
         }
-        if let Some(first) = argv.first() {
+        if let Some((first, rest)) = argv.split_first() {
+            self.rebind(first, rest);
             if first.resolved && self.is_function(&first.text) {
-                out.push(read(format!(
-                    "calls the function `{}` (body inspected)",
-                    first.text
-                )));
+                let found = self.call(&first.text, rest);
+                out.push(found);
             } else {
                 let found = programs::classify(self, &argv, &stdin);
                 out.push(found);
@@ -446,17 +458,107 @@ impl Walker {
         }
     }
 
+    /// The words a word of a command becomes: several when it is `"$@"`
+    /// or an unquoted positional reference in a function's body.
+    fn words(&mut self, w: &Word, out: &mut Vec<Inspection>) -> Vec<Arg> {
+        if !self.planted(Mutant::PositionalUnbound) {
+            if let Some(args) = &self.positional {
+                if let Some(spread) = positional::spread(&w.value, args) {
+                    return spread;
+                }
+            }
+        }
+        vec![self.word(w, out)]
+    }
+
+    /// `shift` and `set --` change the positional parameters later words
+    /// of the body read.
+    fn rebind(&mut self, first: &Arg, rest: &[Arg]) {
+        match first.value() {
+            Some("shift") => {
+                if let Some(args) = &self.positional {
+                    self.positional = positional::shifted(args, rest.first());
+                }
+            }
+            Some("set") => {
+                let options = rest.iter().take_while(|a| a.text != "--");
+                if options.clone().count() < rest.len()
+                    && options
+                        .clone()
+                        .all(|a| a.resolved && a.text.starts_with(['-', '+']))
+                {
+                    self.positional = Some(rest[options.count() + 1..].to_vec());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A call of a function defined earlier: bash runs its body with the
+    /// call's words as positional parameters (bash manual §3.3), so the
+    /// body is walked again with them bound. A recursive call with words
+    /// is judged unknown: what each level receives is computed at run time.
+    fn call(&mut self, name: &str, args: &[Arg]) -> Inspection {
+        if self.planted(Mutant::PositionalUnbound) {
+            return read(format!("calls the function `{name}` (body inspected)"));
+        }
+        if self.calling.iter().any(|c| c == name) {
+            return if args.is_empty() {
+                read(format!(
+                    "calls the function `{name}` again (body inspected)"
+                ))
+            } else {
+                unknown(format!(
+                    "`{name}` calls itself with words computed at run time"
+                ))
+            };
+        }
+        if self.calls >= guard::MAX_CALLS {
+            return unknown(format!(
+                "not inspected: more than {} function calls",
+                guard::MAX_CALLS
+            ));
+        }
+        self.calls += 1;
+        let Some(body) = self.functions.get(name).cloned() else {
+            return unknown(format!("the function `{name}` is not known"));
+        };
+        let saved = self.positional.replace(args.to_vec());
+        self.calling.push(name.to_owned());
+        let mut found = Vec::new();
+        let mut stdin = Stdin::Inherited;
+        self.compound(&body.0, &mut found);
+        for r in body.1.iter().flat_map(|r| &r.0) {
+            self.redirect(r, &mut stdin, &mut found);
+        }
+        self.calling.pop();
+        self.positional = saved;
+        let mut joined =
+            join_all(found).unwrap_or_else(|| read(format!("calls the function `{name}`")));
+        joined
+            .reasons
+            .push(format!("(in the function `{name}`, with the call's words)"));
+        joined
+    }
+
     /// Reads a word; the code it runs while expanding is inspected into `out`.
     pub fn word(&mut self, w: &Word, out: &mut Vec<Inspection>) -> Arg {
-        match word::read(&w.value, &self.options) {
+        let bound = match &self.positional {
+            Some(args) if !self.planted(Mutant::PositionalUnbound) => {
+                positional::bind(&w.value, args)
+            }
+            _ => None,
+        };
+        let raw = bound.as_deref().unwrap_or(&w.value);
+        match word::read(raw, &self.options) {
             Ok((arg, embedded)) => {
                 self.embedded(embedded, out);
                 arg
             }
             Err(e) => {
-                out.push(unknown(format!("unparseable word `{}`: {e}", w.value)));
+                out.push(unknown(format!("unparseable word `{raw}`: {e}")));
                 Arg {
-                    text: w.value.clone(),
+                    text: raw.to_owned(),
                     resolved: false,
                     pattern: false,
                 }
