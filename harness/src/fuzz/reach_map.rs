@@ -107,9 +107,12 @@ impl Map {
     }
 }
 
+/// What fired in one target's run, and what its inputs reached of the grammars.
+type Run = (BTreeMap<Production, u64>, Counts);
+
 /// What fired in `execs` seeded execs of each target against the
 /// reference, and what the requests they sent reached of the grammars.
-pub fn fired(targets: &[Target], execs: u64, seed: u64) -> (BTreeMap<Production, u64>, Counts) {
+pub fn fired(targets: &[Target], execs: u64, seed: u64) -> Run {
     let (counts, fired) = record(|| {
         let mut counts = Counts::new();
         for target in targets {
@@ -131,7 +134,7 @@ pub fn fired(targets: &[Target], execs: u64, seed: u64) -> (BTreeMap<Production,
 /// The reach map of the generators over `catalogue` and the grammar
 /// table `grammar` (the cases' coverage, `grammar::coverage`).
 pub fn measure(catalogue: &Catalogue, grammar: &[crate::grammar::Row], execs: u64) -> Map {
-    let runs: Vec<(&Target, (BTreeMap<Production, u64>, Counts))> = TARGETS
+    let runs: Vec<(&Target, Run)> = TARGETS
         .iter()
         .map(|t| (t, fired(std::slice::from_ref(t), execs, 0x7eac)))
         .collect();
