@@ -108,7 +108,7 @@ impl Map {
 }
 
 /// What fired in one target's run, and what its inputs reached of the grammars.
-type Run = (BTreeMap<Production, u64>, Counts);
+pub type Run = (BTreeMap<Production, u64>, Counts);
 
 /// What fired in `execs` seeded execs of each target against the
 /// reference, and what the requests they sent reached of the grammars.
