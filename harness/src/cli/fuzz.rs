@@ -42,7 +42,11 @@ pub struct FuzzArgs {
     pub target: Option<String>,
     /// Print which generator productions reach each input requirement of
     /// cases/REQUIREMENTS.yaml (every target, seeded, against the
-    /// reference) and fail when a MUST requirement has none.
+    /// reference), and how many generated inputs reach each grammar
+    /// production the embedded cases cover (read as `rbv lint --coverage`
+    /// reads a case); fail when a MUST requirement has no production, or a
+    /// covered production is reached by no input and not listed in
+    /// harness/fuzz-reach-gaps.yaml (or listed and reached).
     #[arg(long, conflicts_with = "target")]
     pub reach: bool,
     /// The catalogue for --reach (default: the one embedded in the binary,
@@ -390,7 +394,9 @@ fn reach(args: &FuzzArgs) -> anyhow::Result<ExitCode> {
     };
     let catalogue: crate::case::requirements::Catalogue =
         serde_saphyr::from_str(&text).map_err(|e| anyhow!("{name}: {e}"))?;
-    let map = crate::fuzz::reach_map::measure(&catalogue, args.max_execs.unwrap_or(3000));
+    let grammar = crate::fuzz::reach_grammar::table(&crate::embedded::files())
+        .map_err(|e| anyhow!("the embedded corpus: {e}"))?;
+    let map = crate::fuzz::reach_map::measure(&catalogue, &grammar, args.max_execs.unwrap_or(3000));
     if args.json {
         println!("{}", serde_json::to_string_pretty(&map)?);
     } else {

@@ -19,6 +19,7 @@ pub mod oracle_protocol;
 pub mod oracle_secrets;
 pub mod promote;
 pub mod reach;
+pub mod reach_grammar;
 pub mod reach_map;
 pub mod req;
 pub mod rng;

@@ -1,9 +1,12 @@
 //! The reach map: every target run from a seed against the reference with
 //! the recorder on, what fired joined with the generators' tags and the
-//! requirement catalogue. See `reach` for the checks.
+//! requirement catalogue (see `reach` for the checks), and what the
+//! inputs sent reached of the grammar table (`reach_grammar`), in the same
+//! run.
 
 use super::driver::artifact;
 use super::reach::{record, Production, Tagged};
+use super::reach_grammar::{self, Counts, GrammarReach, Reading};
 use super::subject::{InProcess, Subject};
 use super::targets::{Target, TARGETS};
 use crate::case::requirements::Catalogue;
@@ -82,6 +85,8 @@ pub struct Map {
     /// Tags naming an id the catalogue does not have.
     pub unknown_ids: Vec<String>,
     pub execs_per_target: u64,
+    /// What the inputs reached of the productions the cases cover.
+    pub grammar: GrammarReach,
 }
 
 impl Map {
@@ -98,29 +103,46 @@ impl Map {
             && self.stale.is_empty()
             && self.unmapped.is_empty()
             && self.unknown_ids.is_empty()
+            && self.grammar.ok()
     }
 }
 
-/// What fired in `execs` seeded execs of each target against the reference.
-pub fn fired(targets: &[Target], execs: u64, seed: u64) -> BTreeMap<Production, u64> {
-    let ((), fired) = record(|| {
+/// What fired in one target's run, and what its inputs reached of the grammars.
+pub type Run = (BTreeMap<Production, u64>, Counts);
+
+/// What fired in `execs` seeded execs of each target against the
+/// reference, and what the requests they sent reached of the grammars.
+pub fn fired(targets: &[Target], execs: u64, seed: u64) -> Run {
+    let (counts, fired) = record(|| {
+        let mut counts = Counts::new();
         for target in targets {
-            let mut subject = InProcess::new(None);
+            let mut subject = Reading::new(InProcess::new(None));
             for i in 0..execs {
                 let bytes = artifact(seed, i);
                 let _ = (target.check)(&mut Unstructured::new(&bytes), &mut subject);
                 subject.end_exec();
             }
+            for (key, n) in subject.counts {
+                *counts.entry(key).or_default() += n;
+            }
         }
+        counts
     });
-    fired
+    (fired, counts)
 }
 
-/// The reach map of the generators over `catalogue`.
-pub fn measure(catalogue: &Catalogue, execs: u64) -> Map {
-    let per_target: Vec<(&Target, BTreeMap<Production, u64>)> = TARGETS
+/// The reach map of the generators over `catalogue` and the grammar
+/// table `grammar` (the cases' coverage, `grammar::coverage`).
+pub fn measure(catalogue: &Catalogue, grammar: &[crate::grammar::Row], execs: u64) -> Map {
+    let runs: Vec<(&Target, Run)> = TARGETS
         .iter()
         .map(|t| (t, fired(std::slice::from_ref(t), execs, 0x7eac)))
+        .collect();
+    let per_target: Vec<(&Target, BTreeMap<Production, u64>)> =
+        runs.iter().map(|(t, (f, _))| (*t, f.clone())).collect();
+    let sent: Vec<(&str, Counts)> = runs
+        .into_iter()
+        .map(|(t, (_, counts))| (t.name, counts))
         .collect();
     let mut fired: BTreeMap<Production, u64> = BTreeMap::new();
     for (_, f) in &per_target {
@@ -157,6 +179,7 @@ pub fn measure(catalogue: &Catalogue, execs: u64) -> Map {
     let mut map = Map {
         execs_per_target: execs,
         capabilities,
+        grammar: reach_grammar::join(grammar, &sent, &reach_grammar::Gaps::shipped()),
         ..Map::default()
     };
     let mut by_req: BTreeMap<&str, Vec<String>> = BTreeMap::new();
@@ -254,7 +277,7 @@ impl std::fmt::Display for Map {
                 writeln!(f, "!! {what}: {}", items.join(", "))?;
             }
         }
-        Ok(())
+        write!(f, "{}", self.grammar)
     }
 }
 
@@ -272,7 +295,33 @@ mod tests {
     fn every_tag_fires_names_a_requirement_and_every_production_is_tagged() {
         // The budget `rbv fuzz --reach` uses by default: the rarest dialect
         // productions fire first between 1,500 and 3,000 execs.
-        let map = measure(&catalogue(), 3000);
+        let table = super::reach_grammar::table(&crate::embedded::files()).unwrap();
+        let map = measure(&catalogue(), &table, 3000);
+        // Every production the cases cover is reached by a generated input
+        // or listed, with its reason, in harness/fuzz-reach-gaps.yaml; and
+        // nothing listed there is reached.
+        assert!(
+            map.grammar.gaps.is_empty(),
+            "covered productions no generator reaches (write a generator, or list them \
+             in harness/fuzz-reach-gaps.yaml with a reason): {:#?}",
+            map.grammar.gaps
+        );
+        assert!(
+            map.grammar.stale.is_empty(),
+            "stale entries of harness/fuzz-reach-gaps.yaml: {:#?}",
+            map.grammar.stale
+        );
+        // Each payload grammar is read: a classifier the recorder does not
+        // reach would leave every row at zero, all of them listed.
+        for grammar in ["bash", "sql", "fetch", "schema"] {
+            assert!(
+                map.grammar
+                    .productions
+                    .iter()
+                    .any(|p| p.grammar == grammar && p.inputs > 0),
+                "no input reached {grammar}"
+            );
+        }
         assert!(map.stale.is_empty(), "stale tags: {:?}", map.stale);
         assert!(
             map.unmapped.is_empty(),

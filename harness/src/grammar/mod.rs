@@ -144,7 +144,8 @@ pub struct Row {
 }
 
 impl Row {
-    fn is_covered(&self) -> bool {
+    /// Whether a case exercises it, on either side.
+    pub fn is_covered(&self) -> bool {
         !self.covered.unsafe_cases.is_empty() || !self.covered.precision_cases.is_empty()
     }
 
@@ -226,60 +227,93 @@ fn exercised(case: &Case, out: &mut BTreeMap<(String, String), Covered>) {
     for step in &case.steps {
         let (under, over) = crate::case::judge_sides(step);
         for (request, op) in step_operations(&step.action) {
-            if op.kind == Some(OperationKind::Fetch) {
-                for production in fetch::productions(&op.arguments, request) {
-                    let c = out.entry(("fetch".to_owned(), production)).or_default();
-                    if under {
-                        c.unsafe_cases.insert(case.id.clone());
-                    }
-                    if over {
-                        c.precision_cases.insert(case.id.clone());
-                    }
-                    c.readings.insert("whatwg");
-                }
-                continue;
-            }
-            if op.kind == Some(OperationKind::Shell) {
-                let Some(command) = op.arguments.get("command").and_then(|v| v.as_str()) else {
-                    continue;
-                };
-                for production in bash::productions(command) {
-                    let c = out.entry(("bash".to_owned(), production)).or_default();
-                    if under {
-                        c.unsafe_cases.insert(case.id.clone());
-                    }
-                    if over {
-                        c.precision_cases.insert(case.id.clone());
-                    }
-                    c.readings.insert("bash");
-                }
-                continue;
-            }
-            if op.kind != Some(OperationKind::Sql) {
-                continue;
-            }
-            let Some(payload) = op.arguments.get("sql").and_then(|v| v.as_str()) else {
-                continue;
-            };
-            let dialect = match op.dialect.as_deref() {
-                None => SqlDialect::Postgresql,
-                Some(name) => match name.parse() {
-                    Ok(d) => d,
-                    Err(_) => continue,
-                },
-            };
-            for production in sql::productions(payload, dialect) {
-                let c = out.entry(("sql".to_owned(), production)).or_default();
+            for (grammar, production, reading) in operation_productions(request, op) {
+                let c = out.entry((grammar.to_owned(), production)).or_default();
                 if under {
                     c.unsafe_cases.insert(case.id.clone());
                 }
                 if over {
                     c.precision_cases.insert(case.id.clone());
                 }
-                c.readings.insert(dialect_name(dialect));
+                c.readings.insert(reading);
             }
         }
     }
+}
+
+/// The productions of the payload grammars (`fetch`, `bash`, `sql`) one
+/// operation exercises, sent in `request` (`evaluate`, `approve`,
+/// `invoke`): `(grammar, production, reading)`, the reading being the
+/// dialect (or parser) it was read in. The one classifier of payloads:
+/// lint reads the cases' operations with it, the fuzzers' reach the
+/// generated ones.
+pub fn operation_productions(
+    request: &'static str,
+    op: &rbv_protocol::Operation,
+) -> Vec<(&'static str, String, &'static str)> {
+    match op.kind {
+        Some(OperationKind::Fetch) => fetch::productions(&op.arguments, request)
+            .into_iter()
+            .map(|p| ("fetch", p, "whatwg"))
+            .collect(),
+        Some(OperationKind::Shell) => op
+            .arguments
+            .get("command")
+            .and_then(|v| v.as_str())
+            .map(|command| {
+                bash::productions(command)
+                    .into_iter()
+                    .map(|p| ("bash", p, "bash"))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        Some(OperationKind::Sql) => {
+            let Some(payload) = op.arguments.get("sql").and_then(|v| v.as_str()) else {
+                return Vec::new();
+            };
+            let dialect = match op.dialect.as_deref() {
+                None => SqlDialect::Postgresql,
+                Some(name) => match name.parse() {
+                    Ok(d) => d,
+                    Err(_) => return Vec::new(),
+                },
+            };
+            sql::productions(payload, dialect)
+                .into_iter()
+                .map(|p| ("sql", p, dialect_name(dialect)))
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Every production one request exercises as the wire carries it (its
+/// JSON, typed or a raw line): the schemas' fields of the request and of
+/// the manifests it holds, and its operation's payload productions.
+/// `(grammar, production)`.
+pub fn request_productions(request: &serde_json::Value) -> BTreeSet<(&'static str, String)> {
+    let mut out: BTreeSet<(&'static str, String)> = schema::request_fields(request)
+        .into_iter()
+        .map(|p| ("schema", p))
+        .collect();
+    let kind = request.get("type").and_then(|t| t.as_str()).unwrap_or("");
+    let Some(kind) = fetch::REQUESTS.iter().copied().find(|r| *r == kind) else {
+        return out;
+    };
+    // A raw line's operation may be ill-typed: then it has no payload a
+    // parser reads, as the reference would refuse it.
+    let Some(op) = request
+        .get("operation")
+        .and_then(|o| serde_json::from_value::<rbv_protocol::Operation>(o.clone()).ok())
+    else {
+        return out;
+    };
+    out.extend(
+        operation_productions(kind, &op)
+            .into_iter()
+            .map(|(g, p, _)| (g, p)),
+    );
+    out
 }
 
 /// The operations a step sends, each with the request that carries it.

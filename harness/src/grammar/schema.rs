@@ -346,6 +346,14 @@ fn request_productions(request: &Value, seen: &mut BTreeSet<String>) {
     }
 }
 
+/// The productions of the schemas one request's JSON exercises (its
+/// own fields, its manifests'), type errors included.
+pub fn request_fields(request: &Value) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    request_productions(request, &mut seen);
+    seen
+}
+
 /// The requests one action sends, as JSON (a captured token as a fixed
 /// string: which token it is does not change the request's fields).
 fn requests(action: &Action) -> Vec<Value> {

@@ -9,6 +9,7 @@ pub mod manifest;
 pub mod rule_of_two;
 pub mod shell;
 pub mod shell_classes;
+pub mod shell_constructs;
 pub mod sql;
 pub mod tags;
 pub mod token;

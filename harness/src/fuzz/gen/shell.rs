@@ -54,7 +54,8 @@ fn wrap_dangerous(
     if depth == 0 || u.ratio(1, 4)? {
         return Ok(core);
     }
-    let (family, wrapped) = match u.int_in_range(0..=14)? {
+    let (family, wrapped) = match u.int_in_range(0..=17)? {
+        15..=17 => super::shell_constructs::wrap(u, &core).map(|(w, f)| (f, w))?,
         0 => ("bash-c", format!("bash -c {}", single_quoted(&core))),
         1 => ("sh-c", format!("sh -c \"{}\"", core.replace('"', "\\\""))),
         // The space keeps `$( (` a command substitution: `$((` is arithmetic.
