@@ -68,6 +68,17 @@ fn calls_without_words(c: &str) -> Option<String> {
     (out != c).then_some(out)
 }
 
+/// The repository of every other git subcommand that contacts one read as
+/// a configured remote: a client that judges fetch, pull, clone, archive
+/// and submodule add by the subcommand alone (a push to `origin` still
+/// prompts, so push rows keep their band under this client).
+fn contacted_as_configured(c: &str) -> Option<String> {
+    static C: LazyLock<Regex> =
+        LazyLock::new(|| re(r"\bgit\s+(fetch|pull|clone|archive|push|submodule\s+add)\b[^;&|]*"));
+    C.is_match(c)
+        .then(|| C.replace_all(c, "git $1 origin ").into_owned())
+}
+
 pub const ALL: &[Family] = &[
     family!(
         "shell: popd, cd - and pushd ±N go back to the workspace",
@@ -104,5 +115,11 @@ pub const ALL: &[Family] = &[
         "shell",
         ["shell/"],
         || blind("shell", calls_without_words)
+    ),
+    family!(
+        "shell: git fetch, pull, clone and archive judged without their address",
+        "shell",
+        ["shell/"],
+        || blind("shell", contacted_as_configured)
     ),
 ];

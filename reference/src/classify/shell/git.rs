@@ -192,26 +192,99 @@ fn program_option<'a>(sub: &str, rest: &'a [Arg]) -> Option<&'a str> {
     })
 }
 
-/// `git ls-remote REPOSITORY` asks that repository's host for its refs:
-/// a repository given as an address is a request to that host, judged by
-/// the fetch rules as a GET (the address travels in the request, so data
-/// put into it leaves), whatever transport git uses (git-ls-remote(1),
-/// "GIT URLS": `ssh://`, `git://`, `http(s)://` and scp-like
-/// `[user@]host:path`). A configured remote or a path is the
-/// repository's own setting: read.
-fn ls_remote(rest: &[Arg]) -> Inspection {
-    let Some(repository) = operands(rest).into_iter().next() else {
-        return read("`git ls-remote` reads");
-    };
+/// Options of the subcommands that contact a repository whose value is the
+/// next word when not attached (git-fetch(1), git-clone(1), git-archive(1)):
+/// skipped so that the repository operand is found after them.
+const VALUED: &[&str] = &[
+    "--depth",
+    "--deepen",
+    "--shallow-since",
+    "--shallow-exclude",
+    "-j",
+    "--jobs",
+    "-b",
+    "--branch",
+    "-o",
+    "--origin",
+    "--template",
+    "--reference",
+    "--reference-if-able",
+    "--separate-git-dir",
+    "-c",
+    "--config",
+    "--filter",
+    "--negotiation-tip",
+    "--server-option",
+    "--refmap",
+    "--upload-pack",
+    "-u",
+    "--receive-pack",
+    "--exec",
+    "--prefix",
+    "--format",
+    "--output",
+    "--repo",
+    "--push-option",
+    "--bundle-uri",
+];
+
+/// The repository a contacting subcommand names: its first operand, or
+/// `--remote=`/`--repo=` when given.
+fn repository(rest: &[Arg], option: Option<&str>) -> Option<Arg> {
+    if let Some(value) = option.and_then(|o| {
+        super::argv::option_values("git", rest, None, Some(o))
+            .into_iter()
+            .next()
+    }) {
+        return Some(value);
+    }
+    let mut iter = rest.iter();
+    while let Some(a) = iter.next() {
+        let t = a.text.as_str();
+        if t == "--" {
+            return iter.next().cloned();
+        }
+        if VALUED.contains(&t) {
+            iter.next();
+        } else if !t.starts_with('-') {
+            return Some(a.clone());
+        }
+    }
+    None
+}
+
+/// A subcommand that contacts the repository it names (git-ls-remote(1),
+/// git-fetch(1), git-pull(1), git-clone(1), git-archive(1) `--remote`,
+/// git-push(1)): a repository given as an address, or as a remote this
+/// command line added with that address, is a request to that host,
+/// judged by the fetch rules whatever transport git uses ("GIT URLS":
+/// `ssh://`, `git://`, `http(s)://`, scp-like `[user@]host:path`); data
+/// put into the address leaves with it, and a push sends the repository's
+/// commits. `None` for a configured remote or a path: the repository's
+/// own setting, judged as before.
+fn contacted(w: &Walker, sub: &str, repository: Option<&Arg>, sends: bool) -> Option<Inspection> {
+    let who = format!("git {sub}");
+    let repository = repository?;
     if !repository.resolved {
-        return external(
-            "`git ls-remote` asks a repository known only at run time: its address may carry data out",
-        );
+        return Some(external(format!(
+            "`{who}` contacts a repository known only at run time: its address may carry data out"
+        )));
     }
-    match remote_host_url(&repository.text) {
-        Some(url) => super::net::transfer("git ls-remote", &[url], None, false),
-        None => read("`git ls-remote` reads a configured remote or a path"),
+    let repository = w.remote_address(&repository.text).unwrap_or(repository);
+    if !repository.resolved {
+        return Some(external(format!(
+            "`{who}` contacts a remote whose address is known only at run time: it may carry data out"
+        )));
     }
+    let url = remote_host_url(&repository.text)?;
+    let upload = sends.then(|| "the repository's commits".to_owned());
+    Some(super::net::transfer(&who, &[url], upload, false))
+}
+
+/// `git ls-remote REPOSITORY` asks that repository's host for its refs.
+fn ls_remote(w: &Walker, rest: &[Arg]) -> Inspection {
+    contacted(w, "ls-remote", repository(rest, None).as_ref(), false)
+        .unwrap_or_else(|| read("`git ls-remote` reads a configured remote or a path"))
 }
 
 /// The address of a git repository as an http(s) URL of the same host and
@@ -240,10 +313,32 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
     let flag = |short: Option<char>, long: &[&str]| has_flag(&program, rest, short, long);
     match sub {
         "push" => push(w, rest),
-        "clone" => fetched(
-            true,
-            "`git clone` brings in a repository nobody vouched for",
-        ),
+        "clone" => {
+            let cloned = fetched(
+                true,
+                "`git clone` brings in a repository nobody vouched for",
+            );
+            match contacted(w, sub, repository(rest, None).as_ref(), false) {
+                Some(request) => request.join(cloned),
+                None => cloned,
+            }
+        }
+        "fetch" | "pull" => {
+            let updated = write(format!(
+                "`git {sub}` updates refs from the remote (the reflog keeps the old ones)"
+            ));
+            match contacted(w, sub, repository(rest, None).as_ref(), false) {
+                Some(request) => request.join(updated),
+                None => updated,
+            }
+        }
+        "archive" if has_flag("git archive", rest, None, &["remote"]) => {
+            let archived = write("`git archive` writes an archive");
+            match contacted(w, sub, repository(rest, Some("--remote")).as_ref(), false) {
+                Some(request) => request.join(archived),
+                None => archived,
+            }
+        }
         "send-email" | "daemon" | "instaweb" => {
             external(format!("`git {sub}` reaches other people or hosts"))
         }
@@ -341,6 +436,13 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
         "config" => config(rest, &ops, w.planted(Mutant::PersistenceBlind)),
         "remote" => match ops.first().map(|a| a.text.as_str()) {
             None | Some("show" | "get-url") => read("`git remote` lists remotes"),
+            Some(edit @ ("add" | "set-url")) => {
+                // The name now stands for the address in what follows.
+                if let [_, name, address, ..] = ops.as_slice() {
+                    w.add_remote(name, address, edit == "add");
+                }
+                write("`git remote` edits the local remote configuration")
+            }
             Some(_) => write("`git remote` edits the local remote configuration"),
         },
         "worktree" => match ops.first().map(|a| a.text.as_str()) {
@@ -358,6 +460,25 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
                 .collect::<Vec<_>>()
                 .join(" ");
             w.nested(&code)
+        }
+        "submodule" if ops.first().is_some_and(|a| a.text == "add") => {
+            let added = fetched(
+                true,
+                "`git submodule add` brings in a repository nobody vouched for",
+            );
+            let at = rest
+                .iter()
+                .position(|a| a.text == "add")
+                .map_or(0, |p| p + 1);
+            match contacted(
+                w,
+                "submodule add",
+                repository(&rest[at..], None).as_ref(),
+                false,
+            ) {
+                Some(request) => request.join(added),
+                None => added,
+            }
         }
         "submodule" => write("`git submodule` updates submodules"),
         "rebase" => match exec_option(rest) {
@@ -382,7 +503,7 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
             Irreversible,
             format!("`git {sub} --output` replaces a file"),
         ),
-        "ls-remote" => ls_remote(rest),
+        "ls-remote" => ls_remote(w, rest),
         _ if READS.contains(&sub) => read(format!("`git {sub}` reads")),
         _ if WRITES.contains(&sub) => write(format!(
             "`git {sub}` is undone from the reflog or the index"
@@ -462,10 +583,10 @@ fn push(w: &Walker, rest: &[Arg]) -> Inspection {
     let ops = push_operands(rest);
     let repo = super::argv::option_value("git", rest, None, Some("--repo"));
     if let Some(dest) = repo.as_deref().or(ops.first().map(|a| a.text.as_str())) {
-        if is_url(dest) {
-            return external(format!(
+        if let Some(request) = contacted(w, "push", Some(&Arg::literal(dest)), true) {
+            return request.join(external(format!(
                 "`git push {dest}` sends the repository to a host named in the command, not a configured remote"
-            ));
+            )));
         }
     }
     if has_flag("git push", rest, Some('o'), &["push-option"]) {
@@ -527,18 +648,6 @@ fn push_operands(rest: &[Arg]) -> Vec<&Arg> {
         }
     }
     out
-}
-
-/// A remote given as a URL or an scp-like `host:path`, not a remote's name
-/// or a local path.
-fn is_url(dest: &str) -> bool {
-    if dest.starts_with("file://") {
-        return false;
-    }
-    dest.contains("://")
-        || dest
-            .split_once(':')
-            .is_some_and(|(host, _)| !host.is_empty() && !host.contains('/'))
 }
 
 /// `v1.2.0`, `1.4`, `release-2.0`'s tail: names of the kind tags get.

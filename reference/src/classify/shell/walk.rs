@@ -69,6 +69,9 @@ pub struct Walker {
     /// Variables this command line set: their value when it is literal,
     /// `None` when an expansion decides it.
     vars: std::collections::HashMap<String, Option<String>>,
+    /// Remotes this command line added (`git remote add NAME ADDRESS`):
+    /// a later fetch or push of NAME contacts ADDRESS.
+    remotes: std::collections::HashMap<String, Arg>,
     /// The string `find -exec` (`{}`) or `xargs -I R` replaces with names
     /// read at run time in the arguments of the command it runs.
     replaced: Option<String>,
@@ -91,6 +94,7 @@ impl Walker {
             dirs: place::Dirs::default(),
             declared,
             vars: std::collections::HashMap::new(),
+            remotes: std::collections::HashMap::new(),
             replaced: None,
         };
         w.moved();
@@ -235,6 +239,27 @@ impl Walker {
             let value = arg.resolved.then(|| value.to_owned());
             self.vars.insert(name.to_owned(), value);
         }
+    }
+
+    /// Records that the remote `name` now stands for `address`; a name
+    /// known only at run time may be any remote, so every later use of a
+    /// remote is judged by that address (`add` keeps an existing name's
+    /// address: git refuses to add it twice).
+    pub fn add_remote(&mut self, name: &Arg, address: &Arg, add: bool) {
+        let key = if name.resolved {
+            name.text.clone()
+        } else {
+            String::new()
+        };
+        if add && self.remotes.contains_key(&key) {
+            return;
+        }
+        self.remotes.insert(key, address.clone());
+    }
+
+    /// The address a remote this command line added stands for.
+    pub fn remote_address(&self, name: &str) -> Option<&Arg> {
+        self.remotes.get(name).or_else(|| self.remotes.get(""))
     }
 
     pub fn is_function(&self, name: &str) -> bool {
