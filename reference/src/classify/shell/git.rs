@@ -193,8 +193,12 @@ fn program_option<'a>(sub: &str, rest: &'a [Arg]) -> Option<&'a str> {
 }
 
 /// Options of the subcommands that contact a repository whose value is the
-/// next word when not attached (git-fetch(1), git-clone(1), git-archive(1)):
-/// skipped so that the repository operand is found after them.
+/// next word when not attached (git-fetch(1), git-clone(1), git-archive(1),
+/// git-push(1)): skipped so that the repository operand is found after
+/// them. Only options that take a value in every one of them: a short
+/// option one subcommand reads as a flag (`-u` is fetch's
+/// `--update-head-ok`, push's `--set-upstream`, clone's `--upload-pack`)
+/// is the caller's (`repository`'s `own`).
 const VALUED: &[&str] = &[
     "--depth",
     "--deepen",
@@ -217,7 +221,6 @@ const VALUED: &[&str] = &[
     "--server-option",
     "--refmap",
     "--upload-pack",
-    "-u",
     "--receive-pack",
     "--exec",
     "--prefix",
@@ -228,29 +231,35 @@ const VALUED: &[&str] = &[
     "--bundle-uri",
 ];
 
-/// The repository a contacting subcommand names: its first operand, or
-/// `--remote=`/`--repo=` when given.
-fn repository(rest: &[Arg], option: Option<&str>) -> Option<Arg> {
-    if let Some(value) = option.and_then(|o| {
-        super::argv::option_values("git", rest, None, Some(o))
-            .into_iter()
-            .next()
-    }) {
-        return Some(value);
-    }
+/// The operands of a subcommand that contacts a repository, without the
+/// values of its valued options; `own` are the subcommand's own short
+/// options that take a value.
+fn contact_operands<'a>(rest: &'a [Arg], own: &[&str]) -> Vec<&'a Arg> {
+    let mut out = Vec::new();
     let mut iter = rest.iter();
     while let Some(a) = iter.next() {
         let t = a.text.as_str();
         if t == "--" {
-            return iter.next().cloned();
-        }
-        if VALUED.contains(&t) {
+            out.extend(iter.by_ref());
+        } else if VALUED.contains(&t) || own.contains(&t) {
             iter.next();
         } else if !t.starts_with('-') {
-            return Some(a.clone());
+            out.push(a);
         }
     }
-    None
+    out
+}
+
+/// The repository a contacting subcommand names: `--remote=`/`--repo=`
+/// when given, else its first operand.
+fn repository(rest: &[Arg], option: Option<&str>, own: &[&str]) -> Option<Arg> {
+    option
+        .and_then(|o| {
+            super::argv::option_values("git", rest, None, Some(o))
+                .into_iter()
+                .next()
+        })
+        .or_else(|| contact_operands(rest, own).first().map(|a| (*a).clone()))
 }
 
 /// A subcommand that contacts the repository it names (git-ls-remote(1),
@@ -283,7 +292,7 @@ fn contacted(w: &Walker, sub: &str, repository: Option<&Arg>, sends: bool) -> Op
 
 /// `git ls-remote REPOSITORY` asks that repository's host for its refs.
 fn ls_remote(w: &Walker, rest: &[Arg]) -> Inspection {
-    contacted(w, "ls-remote", repository(rest, None).as_ref(), false)
+    contacted(w, "ls-remote", repository(rest, None, &[]).as_ref(), false)
         .unwrap_or_else(|| read("`git ls-remote` reads a configured remote or a path"))
 }
 
@@ -318,7 +327,7 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
                 true,
                 "`git clone` brings in a repository nobody vouched for",
             );
-            match contacted(w, sub, repository(rest, None).as_ref(), false) {
+            match contacted(w, sub, repository(rest, None, &["-u"]).as_ref(), false) {
                 Some(request) => request.join(cloned),
                 None => cloned,
             }
@@ -327,14 +336,19 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
             let updated = write(format!(
                 "`git {sub}` updates refs from the remote (the reflog keeps the old ones)"
             ));
-            match contacted(w, sub, repository(rest, None).as_ref(), false) {
+            match contacted(w, sub, repository(rest, None, &[]).as_ref(), false) {
                 Some(request) => request.join(updated),
                 None => updated,
             }
         }
         "archive" if has_flag("git archive", rest, None, &["remote"]) => {
             let archived = write("`git archive` writes an archive");
-            match contacted(w, sub, repository(rest, Some("--remote")).as_ref(), false) {
+            match contacted(
+                w,
+                sub,
+                repository(rest, Some("--remote"), &[]).as_ref(),
+                false,
+            ) {
                 Some(request) => request.join(archived),
                 None => archived,
             }
@@ -473,7 +487,7 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
             match contacted(
                 w,
                 "submodule add",
-                repository(&rest[at..], None).as_ref(),
+                repository(&rest[at..], None, &[]).as_ref(),
                 false,
             ) {
                 Some(request) => request.join(added),
@@ -580,14 +594,16 @@ fn push(w: &Walker, rest: &[Arg]) -> Inspection {
     if w.planted(Mutant::PushFlagsOnly) {
         return shared("`git push` publishes commits to a branch (revertible)");
     }
-    let ops = push_operands(rest);
+    // The destination as the command gave it: one known only at run time
+    // is judged as such, not as the text it was written with.
+    let dest = repository(rest, Some("--repo"), &[]);
+    let ops = contact_operands(rest, &[]);
     let repo = super::argv::option_value("git", rest, None, Some("--repo"));
-    if let Some(dest) = repo.as_deref().or(ops.first().map(|a| a.text.as_str())) {
-        if let Some(request) = contacted(w, "push", Some(&Arg::literal(dest)), true) {
-            return request.join(external(format!(
-                "`git push {dest}` sends the repository to a host named in the command, not a configured remote"
-            )));
-        }
+    if let Some(request) = contacted(w, "push", dest.as_ref(), true) {
+        let shown = dest.as_ref().map_or("", |a| a.text.as_str());
+        return request.join(external(format!(
+            "`git push {shown}` sends the repository to a host named in the command, not a configured remote"
+        )));
     }
     if has_flag("git push", rest, Some('o'), &["push-option"]) {
         return external(
@@ -628,26 +644,6 @@ fn push(w: &Walker, rest: &[Arg]) -> Inspection {
         );
     }
     shared("`git push` publishes commits to a branch (revertible)")
-}
-
-/// The operands of `git push`, without the values of its valued options.
-fn push_operands(rest: &[Arg]) -> Vec<&Arg> {
-    let mut out = Vec::new();
-    let mut iter = rest.iter();
-    while let Some(a) = iter.next() {
-        let t = a.text.as_str();
-        if matches!(
-            t,
-            "-o" | "--push-option" | "--repo" | "--receive-pack" | "--exec"
-        ) {
-            iter.next();
-        } else if t == "--" {
-            out.extend(iter.by_ref());
-        } else if !t.starts_with('-') {
-            out.push(a);
-        }
-    }
-    out
 }
 
 /// `v1.2.0`, `1.4`, `release-2.0`'s tail: names of the kind tags get.
