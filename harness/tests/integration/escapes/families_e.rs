@@ -79,6 +79,38 @@ fn contacted_as_configured(c: &str) -> Option<String> {
         .then(|| C.replace_all(c, "git $1 origin ").into_owned())
 }
 
+/// A remote's address set by configuration dropped: a client that follows
+/// `git remote add`/`set-url` but not `git -c remote.NAME.url=…`,
+/// `git config remote.NAME.url …` or the GIT_CONFIG_KEY_n environment.
+fn remote_config_unfollowed(c: &str) -> Option<String> {
+    static C: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)\s-c\s+remote\.[^=\s]+\.(?:push)?url=\S+"));
+    static CONFIG: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i)\bgit\s+config\s+[^;&|]*\bremote\.[^\s.]+\.(?:push)?url\b[^;&|]*")
+    });
+    static ENV: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)GIT_CONFIG_KEY_(\d+)=remote\.\S+"));
+    let out = C.replace_all(c, "");
+    let out = CONFIG.replace_all(&out, "git config user.name x ");
+    let out = ENV.replace_all(&out, "GIT_CONFIG_KEY_$1=user.name");
+    (out != c).then(|| out.into_owned())
+}
+
+/// Only the first repository operand judged: `--all`, `--multiple`,
+/// `git remote update` and a fetch, pull or push that names no remote
+/// read as contacting nothing this command line set up.
+fn first_operand_only(c: &str) -> Option<String> {
+    static ALL: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"\bgit\s+(fetch|pull)\s+[^;&|]*--(?:all|multiple)\b[^;&|]*|\bgit\s+remote\s+update\b[^;&|]*",
+        )
+    });
+    static BARE: LazyLock<Regex> =
+        LazyLock::new(|| re(r"\bgit\s+(fetch|pull|push)((?:\s+-[^\s;&|]*)*)\s*($|[;&|])"));
+    let out = ALL.replace_all(c, "git status ");
+    let out = BARE.replace_all(&out, "git status $3");
+    (out != c).then(|| out.into_owned())
+}
+
 pub const ALL: &[Family] = &[
     family!(
         "shell: popd, cd - and pushd ±N go back to the workspace",
@@ -121,5 +153,17 @@ pub const ALL: &[Family] = &[
         "shell",
         ["shell/"],
         || blind("shell", contacted_as_configured)
+    ),
+    family!(
+        "shell: a git remote's address set by configuration not followed",
+        "shell",
+        ["shell/"],
+        || blind("shell", remote_config_unfollowed)
+    ),
+    family!(
+        "shell: git fetch --all, --multiple, remote update and a default fetch judged by no remote",
+        "shell",
+        ["shell/"],
+        || blind("shell", first_operand_only)
     ),
 ];

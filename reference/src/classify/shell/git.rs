@@ -95,6 +95,35 @@ const WRITES: &[&str] = &[
 ];
 
 pub fn git(w: &mut Walker, args: &[Arg]) -> Inspection {
+    let mut overrides = Vec::new();
+    let found = git_with(w, args, &mut overrides);
+    // `-c` holds for this git command only: the names stand again for
+    // what they stood for before it.
+    for (name, before) in overrides.into_iter().rev() {
+        w.swap_remote(&name, before);
+    }
+    found
+}
+
+/// A remote's address set by configuration (`remote.NAME.url` or
+/// `remote.NAME.pushurl`): the remote's name.
+pub(super) fn remote_url_key(key: &str) -> Option<&str> {
+    let lower = key.to_ascii_lowercase();
+    let rest = key
+        .get("remote.".len()..)
+        .filter(|_| lower.starts_with("remote."))?;
+    [".url", ".pushurl"]
+        .iter()
+        .find(|s| lower.ends_with(*s))
+        .and_then(|s| rest.get(..rest.len() - s.len()))
+        .filter(|name| !name.is_empty())
+}
+
+fn git_with(
+    w: &mut Walker,
+    args: &[Arg],
+    overrides: &mut Vec<(String, Option<Arg>)>,
+) -> Inspection {
     let mut i = 0;
     while let Some(a) = args.get(i) {
         if !a.resolved {
@@ -116,6 +145,14 @@ pub fn git(w: &mut Walker, args: &[Arg]) -> Inspection {
                         "`git --config-env {key}` configures a program for git to run"
                     ));
                 }
+                if let Some(name) = remote_url_key(key) {
+                    // The address comes from a variable: known at run time.
+                    let address = Arg {
+                        resolved: false,
+                        ..Arg::literal(format!("${{{key}}}"))
+                    };
+                    overrides.push((name.to_owned(), w.swap_remote(name, Some(address))));
+                }
                 i += if t == "--config-env" { 2 } else { 1 };
             }
             "-c" => {
@@ -135,6 +172,10 @@ pub fn git(w: &mut Walker, args: &[Arg]) -> Inspection {
                     return unknown(format!(
                         "`git -c {key}` configures a program for git to run"
                     ));
+                }
+                if let (Some(name), Some((address, _))) = (remote_url_key(key), value) {
+                    let address = Some(Arg::literal(address));
+                    overrides.push((name.to_owned(), w.swap_remote(name, address)));
                 }
                 i += 2;
             }
@@ -290,6 +331,36 @@ fn contacted(w: &Walker, sub: &str, repository: Option<&Arg>, sends: bool) -> Op
     Some(super::net::transfer(&who, &[url], upload, false))
 }
 
+/// [`contacted`] for each repository, joined: the most dangerous decides.
+fn contacted_each(w: &Walker, sub: &str, repositories: &[Arg], sends: bool) -> Option<Inspection> {
+    repositories
+        .iter()
+        .filter_map(|r| contacted(w, sub, Some(r), sends))
+        .reduce(Inspection::join)
+}
+
+/// The remote git contacts when a command names none: `origin`, unless
+/// the branch has an upstream (git-fetch(1), git-push(1)); a remote this
+/// command line pointed elsewhere under that name is where it goes.
+const DEFAULT_REMOTE: &str = "origin";
+
+/// The repositories a fetch or pull contacts (git-fetch(1)): every remote
+/// with `--all`, every operand with `--multiple` (remotes and groups),
+/// else the first operand, or the default remote when there is none.
+fn fetch_repositories(w: &Walker, sub: &str, rest: &[Arg]) -> Vec<Arg> {
+    let program = format!("git {sub}");
+    let operands = contact_operands(rest, &[]);
+    if has_flag(&program, rest, None, &["all"]) {
+        return w.remote_names().into_iter().map(Arg::literal).collect();
+    }
+    if sub == "fetch" && has_flag(&program, rest, None, &["multiple"]) {
+        return operands.into_iter().cloned().collect();
+    }
+    vec![operands
+        .first()
+        .map_or_else(|| Arg::literal(DEFAULT_REMOTE), |a| (*a).clone())]
+}
+
 /// `git ls-remote REPOSITORY` asks that repository's host for its refs.
 fn ls_remote(w: &Walker, rest: &[Arg]) -> Inspection {
     contacted(w, "ls-remote", repository(rest, None, &[]).as_ref(), false)
@@ -336,7 +407,7 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
             let updated = write(format!(
                 "`git {sub}` updates refs from the remote (the reflog keeps the old ones)"
             ));
-            match contacted(w, sub, repository(rest, None, &[]).as_ref(), false) {
+            match contacted_each(w, sub, &fetch_repositories(w, sub, rest), false) {
                 Some(request) => request.join(updated),
                 None => updated,
             }
@@ -447,7 +518,7 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
         "update-ref" | "symbolic-ref" | "update-index" | "read-tree" | "write-tree" => {
             write(format!("`git {sub}` writes refs or the index"))
         }
-        "config" => config(rest, &ops, w.planted(Mutant::PersistenceBlind)),
+        "config" => config(w, rest, &ops),
         "remote" => match ops.first().map(|a| a.text.as_str()) {
             None | Some("show" | "get-url") => read("`git remote` lists remotes"),
             Some(edit @ ("add" | "set-url")) => {
@@ -456,6 +527,21 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
                     w.add_remote(name, address, edit == "add");
                 }
                 write("`git remote` edits the local remote configuration")
+            }
+            Some("update") => {
+                // git-remote(1): fetches the remotes or groups named, or
+                // every remote.
+                let named: Vec<Arg> = ops[1..].iter().map(|a| (*a).clone()).collect();
+                let remotes = if named.is_empty() {
+                    w.remote_names().into_iter().map(Arg::literal).collect()
+                } else {
+                    named
+                };
+                let updated = write("`git remote update` fetches the remotes' refs");
+                match contacted_each(w, "remote update", &remotes, false) {
+                    Some(request) => request.join(updated),
+                    None => updated,
+                }
             }
             Some(_) => write("`git remote` edits the local remote configuration"),
         },
@@ -596,7 +682,7 @@ fn push(w: &Walker, rest: &[Arg]) -> Inspection {
     }
     // The destination as the command gave it: one known only at run time
     // is judged as such, not as the text it was written with.
-    let dest = repository(rest, Some("--repo"), &[]);
+    let dest = repository(rest, Some("--repo"), &[]).or_else(|| Some(Arg::literal(DEFAULT_REMOTE)));
     let ops = contact_operands(rest, &[]);
     let repo = super::argv::option_value("git", rest, None, Some("--repo"));
     if let Some(request) = contacted(w, "push", dest.as_ref(), true) {
@@ -748,12 +834,13 @@ const CONFIG_VALUED: &[&str] = &["-f", "--file", "--blob", "--type", "--default"
 /// git-config(1): `http.proxy`, `http.<url>.proxy` and `https.proxy` send
 /// every later HTTP request of git through the proxy, which is judged by
 /// its address, as the proxy variables are.
-fn proxy_key(key: &str) -> bool {
+pub(super) fn proxy_key(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
     key == "https.proxy" || (key.starts_with("http.") && key.ends_with(".proxy"))
 }
 
-fn config(rest: &[Arg], ops: &[&Arg], persistence_blind: bool) -> Inspection {
+fn config(w: &mut Walker, rest: &[Arg], ops: &[&Arg]) -> Inspection {
+    let persistence_blind = w.planted(Mutant::PersistenceBlind);
     let values: Vec<&Arg> = rest
         .windows(2)
         .filter(|p| CONFIG_VALUED.contains(&p[0].text.as_str()))
@@ -798,6 +885,11 @@ fn config(rest: &[Arg], ops: &[&Arg], persistence_blind: bool) -> Inspection {
         ));
     }
     let value = ops.iter().skip_while(|a| a.text != key).nth(1);
+    if let (Some(name), Some(address)) = (remote_url_key(key), value) {
+        // The name now stands for the address in what follows, as after
+        // `git remote set-url`.
+        w.add_remote(&Arg::literal(name), address, false);
+    }
     if let Some(found) = value
         .filter(|_| proxy_key(key) && !persistence_blind)
         .and_then(|v| super::programs::proxy(key, &v.text, v.resolved))

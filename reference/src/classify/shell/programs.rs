@@ -868,8 +868,14 @@ pub fn assignment(w: &mut Walker, arg: &Arg) -> Option<Inspection> {
             .any(|o| value.contains(o)))
         || (JVM_OPTIONS_VARS.contains(&name) && JVM_LOADS_CODE.iter().any(|o| value.contains(o)))
         || (PROMPT_VARS.contains(&name) && super::word::may_execute(value))
-        // `GIT_CONFIG_KEY_<n>` pairs with `GIT_CONFIG_VALUE_<n>` like `git -c`.
-        || (name.starts_with("GIT_CONFIG_KEY_") && (!arg.resolved || git::config_runs_code(value)))
+        // `GIT_CONFIG_KEY_<n>` pairs with `GIT_CONFIG_VALUE_<n>` like `git -c`;
+        // a remote's address or a proxy set that way is where git connects,
+        // judged without its value (the pair is not followed).
+        || (name.starts_with("GIT_CONFIG_KEY_")
+            && (!arg.resolved
+                || git::config_runs_code(value)
+                || git::remote_url_key(value).is_some()
+                || git::proxy_key(value)))
         || (name == "GOFLAGS" && ["exec", "toolexec", "vettool"].iter().any(|o| value.contains(o)));
     loads.then(|| unknown(format!("`{name}` makes programs load or run other code")))
 }

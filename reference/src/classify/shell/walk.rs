@@ -262,6 +262,24 @@ impl Walker {
         self.remotes.get(name).or_else(|| self.remotes.get(""))
     }
 
+    /// The names of the remotes this command line pointed at an address
+    /// (`""` for one whose name is known only at run time).
+    pub fn remote_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.remotes.keys().cloned().collect();
+        names.sort();
+        names
+    }
+
+    /// Points `name` at `address` (or forgets it), handing back what it
+    /// stood for: for `git -c remote.NAME.url=…`, which holds for one git
+    /// command only.
+    pub fn swap_remote(&mut self, name: &str, address: Option<Arg>) -> Option<Arg> {
+        match address {
+            Some(address) => self.remotes.insert(name.to_owned(), address),
+            None => self.remotes.remove(name),
+        }
+    }
+
     pub fn is_function(&self, name: &str) -> bool {
         self.functions.contains_key(name)
     }
