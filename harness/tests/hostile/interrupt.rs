@@ -47,8 +47,12 @@ pub(super) fn hung_run_with(
     std::fs::write(corpus.path().join("hostile/cases.yaml"), CASES).unwrap();
     let pids = tempfile::tempdir().expect("temp dir");
     let implementation = command(&format!("stubborn '{}'", pids.path().display()));
-    let rbv = Command::new("sh")
-        .arg("-c")
+    // rbv keeps a signal it was started ignoring (`nohup`, or `&` in a
+    // non-interactive shell, start it so), and no `sh` can undo an ignore
+    // it inherited: GNU env resets them, so that this tests rbv however
+    // `cargo test` itself was started.
+    let rbv = Command::new("env")
+        .args(["--default-signal=INT,HUP,QUIT,TERM", "sh", "-c"])
         .arg(format!("{prelude}exec \"$0\" \"$@\""))
         .arg(rbv)
         .args(["run", "--jobs", "2", "--timeout", "60s", "--impl"])
