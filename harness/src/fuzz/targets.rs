@@ -377,6 +377,9 @@ fn shell_bypass(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Optio
 }
 
 fn url_loopback(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
+    if u.ratio(1, 4)? {
+        return url_forms(u, subject);
+    }
     let labeled = gen::url::input(u)?;
     let has = |family: &str| labeled.families.contains(&family);
     let method = if has(gen::url::REMOTE_WRITE) {
@@ -412,6 +415,26 @@ fn url_loopback(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Optio
         plugins: vec![],
         operation: op,
         labeled: &labeled,
+    }
+    .run(subject))
+}
+
+/// [`url_loopback`]'s other quarter: the schemes, refused URLs, methods
+/// and bodies of `gen::url_forms`.
+fn url_forms(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
+    let request = gen::url_forms::request(u)?;
+    let mut arguments = json!({"url": request.labeled.text, "method": request.method});
+    if let Some(body) = request.body {
+        arguments["body"] = json!(body);
+    }
+    let op = operation(None, "client:fetch", OperationKind::Fetch, arguments);
+    Ok(ClassifierProbe {
+        target: "url_loopback",
+        area: "fetch",
+        requirement: (request.requirement, request.requirement),
+        plugins: vec![],
+        operation: op,
+        labeled: &request.labeled,
     }
     .run(subject))
 }

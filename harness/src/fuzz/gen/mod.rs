@@ -14,6 +14,7 @@ pub mod sql;
 pub mod tags;
 pub mod token;
 pub mod url;
+pub mod url_forms;
 pub mod workspace;
 pub mod yaml;
 

@@ -229,4 +229,9 @@ pub const FETCH: &[Tagged] = &[
     ("fragment-mentions-other-host", &["RBV-FET-002"]),
     ("path-mentions-other-host", &["RBV-FET-002"]),
     ("wpt-url", &["RBV-FET-002", "RBV-FET-005"]),
+    ("other-scheme", &["RBV-FET-005"]),
+    ("refused-url", &["RBV-FET-005"]),
+    ("safe-method", &["RBV-FET-001", "RBV-FET-003"]),
+    ("method-case", &["RBV-FET-004"]),
+    ("body-with-safe-method", &["RBV-FET-013"]),
 ];

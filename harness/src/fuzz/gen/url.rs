@@ -151,6 +151,12 @@ fn hosts(kind: Kind) -> &'static [&'static str] {
     }
 }
 
+/// A host of any kind, as `build` draws them.
+pub fn any_host(u: &mut Unstructured) -> Result<&'static str> {
+    let kind = *u.choose(KINDS)?;
+    Ok(*u.choose(hosts(kind))?)
+}
+
 const KINDS: &[Kind] = &[
     Kind::Loopback,
     Kind::Loopback,
