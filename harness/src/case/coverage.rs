@@ -113,6 +113,20 @@ impl Contributor {
             Contributor::Critical => "critical",
         }
     }
+
+    pub const ALL: [Contributor; 7] = [
+        Contributor::Declared,
+        Contributor::Default,
+        Contributor::Undeclared,
+        Contributor::Inspector,
+        Contributor::RuleOfTwo,
+        Contributor::Policy,
+        Contributor::Critical,
+    ];
+
+    pub fn parse(name: &str) -> Option<Contributor> {
+        Contributor::ALL.into_iter().find(|c| c.as_str() == name)
+    }
 }
 
 /// What one case exercises.

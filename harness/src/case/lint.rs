@@ -52,6 +52,8 @@ pub struct LintReport {
     pub coverage: Vec<RequirementCoverage>,
     /// The grammar productions, in project scope only.
     pub grammar: Vec<crate::grammar::Row>,
+    /// The interaction pairs the catalogue derives, in project scope only.
+    pub pairs: Vec<super::pairs::Row>,
 }
 
 impl LintReport {
@@ -80,7 +82,8 @@ impl fmt::Display for LintReport {
                 names(&c.contributors, Contributor::as_str)
             )?;
         }
-        write!(f, "{}", crate::grammar::Table(&self.grammar))
+        write!(f, "{}", crate::grammar::Table(&self.grammar))?;
+        write!(f, "{}", super::pairs::Table(&self.pairs))
     }
 }
 
@@ -207,6 +210,7 @@ pub fn lint_scoped(suite: &Suite, scope: Scope<'_>) -> LintReport {
 
     let mut cited: BTreeMap<&str, usize> = BTreeMap::new();
     let mut literal_ids: BTreeMap<u64, &str> = BTreeMap::new();
+    let mut per_case: Vec<Exercised> = Vec::with_capacity(suite.cases.len());
     for case in &suite.cases {
         let sides = case.guards();
         for id in &case.requirements {
@@ -268,6 +272,7 @@ pub fn lint_scoped(suite: &Suite, scope: Scope<'_>) -> LintReport {
         if judged(&case.id) {
             report.errors.append(&mut findings.errors);
         }
+        per_case.push(exercised);
     }
     for r in &catalogue.requirements {
         let mut findings = LintReport::default();
@@ -296,19 +301,16 @@ pub fn lint_scoped(suite: &Suite, scope: Scope<'_>) -> LintReport {
             paths,
             contributors,
         } = reached.remove(r.id.as_str()).unwrap_or_default();
-        let mut required: Vec<Path> = Vec::new();
-        for name in &r.paths {
-            match Path::parse(name) {
-                Some(p) => required.push(p),
-                None => findings.errors.push(issue(format!(
-                    "unknown path `{name}` in `paths` (known: {})",
-                    Path::ALL.map(Path::as_str).join(", ")
-                ))),
-            }
+        let (required, unknown) = super::pairs::required_paths(r);
+        for name in unknown {
+            findings.errors.push(issue(format!(
+                "unknown path `{name}` in `paths` (known: {})",
+                Path::ALL.map(Path::as_str).join(", ")
+            )));
         }
-        if r.paths.is_empty() {
-            required.extend(Path::required_for(r.capability));
-        }
+        findings
+            .errors
+            .extend(super::pairs::catalogue_problems(r).into_iter().map(issue));
         if r.level == RequirementLevel::Must {
             let missing: Vec<&str> = required
                 .iter()
@@ -363,6 +365,16 @@ pub fn lint_scoped(suite: &Suite, scope: Scope<'_>) -> LintReport {
             if let Some(message) = row.problem() {
                 report.errors.push(LintIssue {
                     subject: format!("{}:{}", row.grammar, row.production),
+                    origin: None,
+                    message,
+                });
+            }
+        }
+        report.pairs = super::pairs::coverage(catalogue, &suite.cases, &per_case);
+        for row in &report.pairs {
+            if let Some(message) = row.problem() {
+                report.errors.push(LintIssue {
+                    subject: format!("{}:{}", row.requirement, row.pair),
                     origin: None,
                     message,
                 });
