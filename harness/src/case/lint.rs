@@ -210,7 +210,6 @@ pub fn lint_scoped(suite: &Suite, scope: Scope<'_>) -> LintReport {
 
     let mut cited: BTreeMap<&str, usize> = BTreeMap::new();
     let mut literal_ids: BTreeMap<u64, &str> = BTreeMap::new();
-    let mut per_case: Vec<Exercised> = Vec::with_capacity(suite.cases.len());
     for case in &suite.cases {
         let sides = case.guards();
         for id in &case.requirements {
@@ -272,7 +271,6 @@ pub fn lint_scoped(suite: &Suite, scope: Scope<'_>) -> LintReport {
         if judged(&case.id) {
             report.errors.append(&mut findings.errors);
         }
-        per_case.push(exercised);
     }
     for r in &catalogue.requirements {
         let mut findings = LintReport::default();
@@ -370,7 +368,7 @@ pub fn lint_scoped(suite: &Suite, scope: Scope<'_>) -> LintReport {
                 });
             }
         }
-        report.pairs = super::pairs::coverage(catalogue, &suite.cases, &per_case);
+        report.pairs = super::pairs::coverage(catalogue, &suite.cases);
         for row in &report.pairs {
             if let Some(message) = row.problem() {
                 report.errors.push(LintIssue {

@@ -8,15 +8,41 @@
 //!
 //! The pairs come from the catalogue (a requirement's `contributors` and
 //! its paths), never from the cases: derived from the cases, a pair the
-//! corpus lacks would never be required. A case covers a pair when it
-//! cites the requirement and sets up both of its features, counted the
-//! way the requirement table counts them (`coverage::exercised`: a path
-//! only through a step with an expectation).
+//! corpus lacks would never be required.
+//!
+//! A pair is covered by one *step*, not by a case: a judged step (its
+//! expectation checks what the band decides: band, decision, allowed,
+//! granted, the declared floor, a diff's verdict or a match on the answer)
+//! of a case citing the requirement, on whose operation both features
+//! bear. A case that sets a policy floor for one operation and judges
+//! another covers nothing. What bears on a step's operation:
+//!
+//! - `declared`: a plugin loaded before the step declares its id;
+//! - `undeclared`: no plugin loaded now (since the last reset) declares it,
+//!   or the step (or an earlier one on the same operation, since plugins
+//!   last changed) expects its declared floor to be null (an invalid entry
+//!   names it); beside `declared` this is the state of an undeclared
+//!   operation while a declaration is loaded (another operation's, an
+//!   invalid entry's, or its own before a reset); a step expecting a
+//!   declared floor is not `undeclared`;
+//! - `default`: a plugin loaded before the step has a `default`;
+//! - `inspector`: its kind is `sql`, `shell` or `fetch`;
+//! - `rule-of-two`: a Rule-of-Two event recorded before it, or the call's
+//!   own `trust: untrusted`;
+//! - `policy`: a policy floor for its id set before it;
+//! - `critical`: its id listed critical before it;
+//! - a diff step: `declared` and `default` when either version has them.
+//!
+//! "Before" is anywhere earlier in the case, in any of its sessions and
+//! across resets: a rule about what a reset or another session forgets is
+//! judged on the step after it.
 
-use super::coverage::{Contributor, Exercised, Path};
+use super::coverage::{self, Contributor, Path};
+use super::model::{Action, Expect};
 use super::requirements::{Catalogue, Requirement};
 use super::Case;
-use std::collections::BTreeSet;
+use rbv_protocol::{OperationKind, PluginBundle, SessionEvent, Trust};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// What the two features of a pair are.
@@ -51,13 +77,174 @@ impl Feature {
             Feature::Contributor(c) => c.as_str(),
         }
     }
+}
 
-    fn in_case(self, e: &Exercised) -> bool {
-        match self {
-            Feature::Path(p) => e.paths.contains(&p),
-            Feature::Contributor(c) => e.contributors.contains(&c),
+/// What bears on one judged step (see the module's documentation).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StepFeatures {
+    /// The step's 1-based number in its case.
+    pub step: usize,
+    pub paths: BTreeSet<Path>,
+    pub contributors: BTreeSet<Contributor>,
+    /// Some plugin loaded before the step declares an operation.
+    pub declarations_loaded: bool,
+    /// The step can fail `under` / `over`.
+    pub unsafe_side: bool,
+    pub precision: bool,
+}
+
+impl StepFeatures {
+    fn has(&self, f: Feature) -> bool {
+        match f {
+            Feature::Path(p) => self.paths.contains(&p),
+            Feature::Contributor(c) => self.contributors.contains(&c),
         }
     }
+
+    fn covers(&self, a: Feature, b: Feature) -> bool {
+        use Contributor::{Declared, Undeclared};
+        match (a, b) {
+            // Never the same operation's state at once, but an undeclared
+            // operation beside a declaration is the interaction.
+            (Feature::Contributor(Declared), Feature::Contributor(Undeclared))
+            | (Feature::Contributor(Undeclared), Feature::Contributor(Declared)) => {
+                self.declarations_loaded && self.contributors.contains(&Undeclared)
+            }
+            _ => self.has(a) && self.has(b),
+        }
+    }
+}
+
+/// The expectation checks something the effective band decides.
+fn judges(e: &Expect) -> bool {
+    e.band.is_some()
+        || e.decision.is_some()
+        || e.allowed.is_some()
+        || e.granted.is_some()
+        || e.declared.is_some()
+        || e.declarations.is_some()
+        || e.default_floor.is_some()
+        || e.breaking.is_some()
+        || e.partial.is_some()
+}
+
+fn has_default(b: &PluginBundle) -> bool {
+    coverage::permissions(b).any(|p| p.get("default").is_some())
+}
+
+/// Every judged step of the case that has an operation (or a diff), with
+/// what bears on it.
+pub fn step_features(case: &Case) -> Vec<StepFeatures> {
+    let mut now: Vec<&PluginBundle> = case.plugins.iter().collect();
+    let mut ever: BTreeSet<&str> = now.iter().flat_map(|b| coverage::declared_ids(b)).collect();
+    let mut default = now.iter().any(|b| has_default(b));
+    let mut rule_of_two = false;
+    let mut floors: BTreeSet<&str> = BTreeSet::new();
+    let mut critical: BTreeSet<&str> = BTreeSet::new();
+    // Operation id → whether a step said it is declared.
+    let mut said: BTreeMap<&str, bool> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (i, step) in case.steps.iter().enumerate() {
+        match &step.action {
+            Action::LoadPlugins(more) => {
+                said.clear();
+                now.extend(more);
+                ever.extend(more.iter().flat_map(coverage::declared_ids));
+                default |= more.iter().any(has_default);
+            }
+            Action::ResetSession => {
+                said.clear();
+                now.clear();
+            }
+            Action::RecordEvent(
+                SessionEvent::UntrustedContent { .. }
+                | SessionEvent::SensitiveData { .. }
+                | SessionEvent::StateChange { .. },
+            ) => rule_of_two = true,
+            Action::SetPolicy(p) => {
+                floors.extend(p.floors.keys().map(String::as_str));
+                critical.extend(p.critical.iter().map(String::as_str));
+            }
+            _ => {}
+        }
+        if !judges(&step.expect) {
+            continue;
+        }
+        let (unsafe_side, precision) = super::judge::sides(step);
+        let mut f = StepFeatures {
+            step: i + 1,
+            paths: coverage::path_of(&step.action).into_iter().collect(),
+            declarations_loaded: !ever.is_empty(),
+            unsafe_side,
+            precision,
+            ..StepFeatures::default()
+        };
+        if coverage::touches_audit(&step.expect) {
+            f.paths.insert(Path::Audit);
+        }
+        if let Action::DiffManifests { old, new } = &step.action {
+            for b in [old, new] {
+                if coverage::declared_ids(b).next().is_some() {
+                    f.contributors.insert(Contributor::Declared);
+                }
+                if has_default(b) {
+                    f.contributors.insert(Contributor::Default);
+                }
+            }
+            out.push(f);
+            continue;
+        }
+        let ops = coverage::operations(&step.action);
+        if ops.is_empty() {
+            continue;
+        }
+        for op in &ops {
+            let id = op.id.as_str();
+            let mut add = |c: Contributor, on: bool| {
+                if on {
+                    f.contributors.insert(c);
+                }
+            };
+            add(Contributor::Declared, ever.contains(id));
+            add(
+                Contributor::Undeclared,
+                !now.iter()
+                    .any(|b| coverage::declared_ids(b).any(|d| d == id)),
+            );
+            add(Contributor::Default, default);
+            add(
+                Contributor::Inspector,
+                matches!(
+                    op.kind,
+                    Some(OperationKind::Sql | OperationKind::Shell | OperationKind::Fetch)
+                ),
+            );
+            add(
+                Contributor::RuleOfTwo,
+                rule_of_two || op.trust == Some(Trust::Untrusted),
+            );
+            add(Contributor::Policy, floors.contains(id));
+            add(Contributor::Critical, critical.contains(id));
+        }
+        // Whether an entry is valid is the implementation's reading, not
+        // the id's presence: where a step states the declared floor, the
+        // case says which it is, for that step and the later ones on the
+        // same operation until plugins change.
+        if let (Some(stated), [op]) = (&step.expect.declared, ops.as_slice()) {
+            said.insert(op.id.as_str(), stated.is_some());
+        }
+        let stated: Vec<bool> = ops
+            .iter()
+            .filter_map(|op| said.get(op.id.as_str()).copied())
+            .collect();
+        if stated.contains(&false) {
+            f.contributors.insert(Contributor::Undeclared);
+        } else if !stated.is_empty() {
+            f.contributors.remove(&Contributor::Undeclared);
+        }
+        out.push(f);
+    }
+    out
 }
 
 /// One row of the pairwise table.
@@ -67,16 +254,16 @@ pub struct Row {
     pub kind: Kind,
     /// `a×b`, as `unpaired` names it.
     pub pair: String,
-    /// Cases covering it that can fail `under`.
+    /// Cases with a step covering it that can fail `under`.
     pub unsafe_cases: BTreeSet<String>,
-    /// Cases covering it that can fail `over`.
+    /// Cases with a step covering it that can fail `over`.
     pub precision_cases: BTreeSet<String>,
     /// Why no case needs to cover it (`unpaired`).
     pub irrelevant: Option<String>,
 }
 
 impl Row {
-    fn is_covered(&self) -> bool {
+    pub fn is_covered(&self) -> bool {
         !self.unsafe_cases.is_empty() || !self.precision_cases.is_empty()
     }
 
@@ -84,9 +271,9 @@ impl Row {
     pub fn problem(&self) -> Option<String> {
         match (&self.irrelevant, self.is_covered()) {
             (None, false) => Some(format!(
-                "the {} pair {} has no case that cites the requirement and sets up both: \
-                 write one (a `table:` of cases, both sides), or declare it in the \
-                 requirement's `unpaired` with the reason no case needs it",
+                "the {} pair {} has no judged step, in a case citing the requirement, on whose \
+                 operation both bear: write one (a `table:` of cases, both sides), or declare \
+                 it in the requirement's `unpaired` with the reason no case needs it",
                 self.kind.as_str(),
                 self.pair
             )),
@@ -117,7 +304,7 @@ impl Row {
         }
         match (&self.irrelevant, sides.is_empty()) {
             (_, false) => sides.join(", "),
-            (Some(reason), true) => format!("irrelevant: {reason}"),
+            (Some(reason), true) => format!("unpaired: {reason}"),
             (None, true) => "**missing**".to_owned(),
         }
     }
@@ -182,7 +369,8 @@ fn derive(r: &Requirement) -> Vec<(Kind, Feature, Feature)> {
 }
 
 /// Problems of the catalogue's pair data for one requirement: no
-/// `contributors`, an unknown name, an `unpaired` naming no pair it has.
+/// `contributors`, an unknown or repeated name, an `unpaired` naming no
+/// pair it has or giving no reason.
 pub fn catalogue_problems(r: &Requirement) -> Vec<String> {
     let mut out = Vec::new();
     match &r.contributors {
@@ -192,11 +380,16 @@ pub fn catalogue_problems(r: &Requirement) -> Vec<String> {
                 .to_owned(),
         ),
         Some(names) => {
-            for n in names.iter().filter(|n| Contributor::parse(n).is_none()) {
-                out.push(format!(
-                    "unknown contributor `{n}` (known: {})",
-                    Contributor::ALL.map(Contributor::as_str).join(", ")
-                ));
+            let mut seen = BTreeSet::new();
+            for n in names {
+                if Contributor::parse(n).is_none() {
+                    out.push(format!(
+                        "unknown contributor `{n}` in `contributors` (known: {})",
+                        Contributor::ALL.map(Contributor::as_str).join(", ")
+                    ));
+                } else if !seen.insert(n.as_str()) {
+                    out.push(format!("`contributors` names `{n}` twice"));
+                }
             }
         }
     }
@@ -207,11 +400,18 @@ pub fn catalogue_problems(r: &Requirement) -> Vec<String> {
     for (pair, reason) in &r.unpaired {
         if !derived.contains(pair) {
             out.push(format!(
-                "`unpaired` names `{pair}`, which is no pair of this requirement"
+                "`unpaired` names `{pair}`, which is no pair of this requirement (its pairs: {})",
+                if derived.is_empty() {
+                    "none".to_owned()
+                } else {
+                    derived.iter().cloned().collect::<Vec<_>>().join(", ")
+                }
             ));
         }
         if reason.trim().is_empty() {
-            out.push(format!("`unpaired` `{pair}`: an empty reason"));
+            out.push(format!(
+                "`unpaired` `{pair}`: say why no case needs the pair"
+            ));
         }
     }
     out
@@ -222,13 +422,14 @@ fn pair_name(a: Feature, b: Feature) -> String {
 }
 
 /// The table: every pair of every requirement, in catalogue order, with
-/// the cases that cover it. `exercised[i]` is what `cases[i]` exercises.
-pub fn coverage(catalogue: &Catalogue, cases: &[Case], exercised: &[Exercised]) -> Vec<Row> {
+/// the cases that cover it.
+pub fn coverage(catalogue: &Catalogue, cases: &[Case]) -> Vec<Row> {
+    let features: Vec<Vec<StepFeatures>> = cases.iter().map(step_features).collect();
     let mut rows = Vec::new();
     for r in &catalogue.requirements {
-        let citing: Vec<(&Case, &Exercised)> = cases
+        let citing: Vec<(&Case, &Vec<StepFeatures>)> = cases
             .iter()
-            .zip(exercised)
+            .zip(&features)
             .filter(|(c, _)| c.requirements.contains(&r.id))
             .collect();
         for (kind, a, b) in derive(r) {
@@ -241,13 +442,12 @@ pub fn coverage(catalogue: &Catalogue, cases: &[Case], exercised: &[Exercised]) 
                 unsafe_cases: BTreeSet::new(),
                 precision_cases: BTreeSet::new(),
             };
-            for (case, e) in &citing {
-                if a.in_case(e) && b.in_case(e) {
-                    let sides = case.guards();
-                    if sides.unsafe_side {
+            for (case, steps) in &citing {
+                for s in steps.iter().filter(|s| s.covers(a, b)) {
+                    if s.unsafe_side {
                         row.unsafe_cases.insert(case.id.clone());
                     }
-                    if sides.precision {
+                    if s.precision {
                         row.precision_cases.insert(case.id.clone());
                     }
                 }
@@ -258,7 +458,44 @@ pub fn coverage(catalogue: &Catalogue, cases: &[Case], exercised: &[Exercised]) 
     rows
 }
 
-/// The pairwise table, as Markdown.
+/// The table's counts: every pair derived, those covered, those declared
+/// `unpaired` (and not covered), those neither.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub total: usize,
+    pub covered: usize,
+    pub declared: usize,
+    pub uncovered: usize,
+}
+
+pub fn counts(rows: &[Row]) -> Counts {
+    let mut c = Counts {
+        total: rows.len(),
+        ..Counts::default()
+    };
+    for r in rows {
+        if r.is_covered() {
+            c.covered += 1;
+        } else if r.irrelevant.is_some() {
+            c.declared += 1;
+        } else {
+            c.uncovered += 1;
+        }
+    }
+    c
+}
+
+impl fmt::Display for Counts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "interaction pairs: {} derived, {} covered, {} declared unpaired, {} uncovered",
+            self.total, self.covered, self.declared, self.uncovered
+        )
+    }
+}
+
+/// The pairwise table, as Markdown, after its counts.
 pub struct Table<'a>(pub &'a [Row]);
 
 impl fmt::Display for Table<'_> {
@@ -266,6 +503,8 @@ impl fmt::Display for Table<'_> {
         if self.0.is_empty() {
             return Ok(());
         }
+        writeln!(f)?;
+        writeln!(f, "{}", counts(self.0))?;
         writeln!(f)?;
         writeln!(f, "| requirement | kind | pair | status |")?;
         writeln!(f, "|---|---|---|---|")?;
