@@ -113,6 +113,20 @@ impl Contributor {
             Contributor::Critical => "critical",
         }
     }
+
+    pub const ALL: [Contributor; 7] = [
+        Contributor::Declared,
+        Contributor::Default,
+        Contributor::Undeclared,
+        Contributor::Inspector,
+        Contributor::RuleOfTwo,
+        Contributor::Policy,
+        Contributor::Critical,
+    ];
+
+    pub fn parse(name: &str) -> Option<Contributor> {
+        Contributor::ALL.into_iter().find(|c| c.as_str() == name)
+    }
 }
 
 /// What one case exercises.
@@ -126,7 +140,7 @@ fn observes(expect: &Expect) -> bool {
     expect != &Expect::default()
 }
 
-fn touches_audit(expect: &Expect) -> bool {
+pub(super) fn touches_audit(expect: &Expect) -> bool {
     let audit = |p: &String| p == "audit" || p.starts_with("audit.");
     expect
         .partial
@@ -142,7 +156,7 @@ fn touches_audit(expect: &Expect) -> bool {
 }
 
 /// The permissions objects of a manifest, in both placements.
-fn permissions(bundle: &PluginBundle) -> impl Iterator<Item = &Value> {
+pub(super) fn permissions(bundle: &PluginBundle) -> impl Iterator<Item = &Value> {
     let m = &bundle.manifest;
     [
         m.get("permissions"),
@@ -152,14 +166,14 @@ fn permissions(bundle: &PluginBundle) -> impl Iterator<Item = &Value> {
     .flatten()
 }
 
-fn declared_ids(bundle: &PluginBundle) -> impl Iterator<Item = &str> {
+pub(super) fn declared_ids(bundle: &PluginBundle) -> impl Iterator<Item = &str> {
     permissions(bundle)
         .filter_map(|p| p.get("operations").and_then(Value::as_array))
         .flatten()
         .filter_map(|e| e.get("id").and_then(Value::as_str))
 }
 
-fn operations(action: &Action) -> Vec<&Operation> {
+pub(super) fn operations(action: &Action) -> Vec<&Operation> {
     match action {
         Action::Evaluate(op) => vec![op],
         Action::Approve { operation, .. } | Action::Invoke { operation, .. } => vec![operation],
@@ -168,7 +182,7 @@ fn operations(action: &Action) -> Vec<&Operation> {
     }
 }
 
-fn path_of(action: &Action) -> Option<Path> {
+pub(super) fn path_of(action: &Action) -> Option<Path> {
     Some(match action {
         Action::Evaluate(_) => Path::Evaluate,
         Action::Invoke { token: None, .. } => Path::Invoke,

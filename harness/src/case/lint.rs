@@ -52,6 +52,8 @@ pub struct LintReport {
     pub coverage: Vec<RequirementCoverage>,
     /// The grammar productions, in project scope only.
     pub grammar: Vec<crate::grammar::Row>,
+    /// The interaction pairs the catalogue derives, in project scope only.
+    pub pairs: Vec<super::pairs::Row>,
 }
 
 impl LintReport {
@@ -80,7 +82,8 @@ impl fmt::Display for LintReport {
                 names(&c.contributors, Contributor::as_str)
             )?;
         }
-        write!(f, "{}", crate::grammar::Table(&self.grammar))
+        write!(f, "{}", crate::grammar::Table(&self.grammar))?;
+        write!(f, "{}", super::pairs::Table(&self.pairs))
     }
 }
 
@@ -296,19 +299,16 @@ pub fn lint_scoped(suite: &Suite, scope: Scope<'_>) -> LintReport {
             paths,
             contributors,
         } = reached.remove(r.id.as_str()).unwrap_or_default();
-        let mut required: Vec<Path> = Vec::new();
-        for name in &r.paths {
-            match Path::parse(name) {
-                Some(p) => required.push(p),
-                None => findings.errors.push(issue(format!(
-                    "unknown path `{name}` in `paths` (known: {})",
-                    Path::ALL.map(Path::as_str).join(", ")
-                ))),
-            }
+        let (required, unknown) = super::pairs::required_paths(r);
+        for name in unknown {
+            findings.errors.push(issue(format!(
+                "unknown path `{name}` in `paths` (known: {})",
+                Path::ALL.map(Path::as_str).join(", ")
+            )));
         }
-        if r.paths.is_empty() {
-            required.extend(Path::required_for(r.capability));
-        }
+        findings
+            .errors
+            .extend(super::pairs::catalogue_problems(r).into_iter().map(issue));
         if r.level == RequirementLevel::Must {
             let missing: Vec<&str> = required
                 .iter()
@@ -363,6 +363,16 @@ pub fn lint_scoped(suite: &Suite, scope: Scope<'_>) -> LintReport {
             if let Some(message) = row.problem() {
                 report.errors.push(LintIssue {
                     subject: format!("{}:{}", row.grammar, row.production),
+                    origin: None,
+                    message,
+                });
+            }
+        }
+        report.pairs = super::pairs::coverage(catalogue, &suite.cases);
+        for row in &report.pairs {
+            if let Some(message) = row.problem() {
+                report.errors.push(LintIssue {
+                    subject: format!("{}:{}", row.requirement, row.pair),
                     origin: None,
                     message,
                 });

@@ -15,6 +15,7 @@ pub mod lint;
 mod load;
 pub mod model;
 pub mod node;
+pub mod pairs;
 mod partial;
 pub mod raw;
 pub mod requirements;

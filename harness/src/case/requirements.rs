@@ -31,6 +31,19 @@ pub struct Requirement {
     /// rule seen only when a plugin loads says `paths: [manifest]`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<String>,
+    /// The contributors to the effective band the rule itself names
+    /// (`declared`, `default`, `undeclared`, `inspector`, `rule-of-two`,
+    /// `policy`, `critical`; `[]` when it names none): the pairwise table
+    /// (`case::pairs`) needs every pair of them, and each with every path.
+    /// Declared, not inferred from the cases: inferred, a pair the cases
+    /// lack would never be required. `rbv lint` fails a requirement
+    /// without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contributors: Option<Vec<String>>,
+    /// Pairs of the table no case needs to cover, each with the reason
+    /// (`declared×policy`, `invoke×critical`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unpaired: BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -25,6 +25,7 @@ mod grammar_sources;
 mod loader;
 mod messages;
 mod mutants;
+mod pair_lint;
 mod parallel;
 mod peers;
 mod postgres_oracle;

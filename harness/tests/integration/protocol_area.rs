@@ -104,7 +104,7 @@ fn a_request_before_the_handshake_is_tested_in_both_process_modes() {
 }
 
 const CATALOGUE: &str =
-    "requirements:\n  - {id: R-1, title: t, rule: r, section: s, level: MUST, paths: [raw]}\n";
+    "requirements:\n  - {id: R-1, title: t, rule: r, section: s, level: MUST, contributors: [], paths: [raw]}\n";
 
 fn load(case: &str) -> Result<rbv::case::Suite, Vec<String>> {
     let files = vec![

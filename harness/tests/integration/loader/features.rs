@@ -328,7 +328,7 @@ fn lint_flags_a_capture_nothing_compares() {
 #[test]
 fn lint_coverage_names_paths_and_contributors_and_fails_a_must_without_one() {
     let catalogue = |paths: &str| {
-        format!("requirements:\n  - {{id: R-1, title: t, rule: r, section: \"§1\", level: MUST, capability: manifest{paths}}}\n")
+        format!("requirements:\n  - {{id: R-1, title: t, rule: r, section: \"§1\", level: MUST, capability: manifest, contributors: []{paths}}}\n")
     };
     let evaluate_only = "id: a/e\nrequirements: [R-1]\nsource: {note: n}\nplugins: [{manifest: {name: p, version: 1.0.0, permissions: {default: soft-ack, operations: [{id: \"mcp:p/x\", band: auto}]}}}]\nsteps:\n  - record_event: {kind: untrusted_content}\n  - set_policy: {floors: {\"mcp:p/x\": soft-ack}}\n  - evaluate: {plugin: p, id: \"mcp:p/x\"}\n    expect: {band: soft-ack, match: {audit: {band: soft-ack}}}\n  - evaluate: {id: \"client:sh\", kind: shell, arguments: {command: ls}}\n    expect: {band: auto}\n";
     let invoke = "id: a/i\nrequirements: [R-1]\nsource: {note: n}\nsteps:\n  - set_policy: {critical: [\"client:y\"]}\n  - invoke: {operation: {id: \"client:y\"}}\n    expect: {allowed: false}\n";
