@@ -347,6 +347,9 @@ pub fn value_letters(program: &str) -> &'static str {
         "crontab" => "ux",
         // gh pr create's and gh api's pflag letters that take a value.
         "gh" => "tbBHalmprTFRXfq",
+        // Maven's and Gradle's property and profile options take the rest
+        // of the word (`-Dmaven.test.skip=true`, `-Pci`, `-T4`).
+        "mvn" | "gradle" => "DPT",
         // CPython's optstring "bBc:dEhiIJm:OPqRsStuvVW:xX:?".
         p if is_python(p) => "cmWX",
         _ => "",
