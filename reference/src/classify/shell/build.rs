@@ -185,7 +185,8 @@ fn project_options(name: &str) -> &'static [&'static str] {
             "-t",
             "--toolchains",
         ],
-        // An init script (`-I`) runs before the build.
+        // An init script (`-I`) runs before the build, an included build's
+        // scripts with it, and the user home's `init.d` scripts at start.
         "gradle" => &[
             "-p",
             "--project-dir",
@@ -195,6 +196,9 @@ fn project_options(name: &str) -> &'static [&'static str] {
             "--settings-file",
             "-I",
             "--init-script",
+            "--include-build",
+            "-g",
+            "--gradle-user-home",
         ],
         "poetry" => &["-C", "--directory", "-P", "--project"],
         "uv" => &["--directory", "--project"],

@@ -538,6 +538,8 @@ fn maven_and_gradle_values_are_no_goals() {
     escalate(&[
         "mvn --settings /tmp/s.xml test",
         "gradle -I /var/tmp/i.gradle test",
+        "gradle --include-build ../other build",
+        "gradle --gradle-user-home /dev/shm/g build",
     ]);
 }
 

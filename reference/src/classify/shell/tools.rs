@@ -603,7 +603,9 @@ fn make(name: &str, args: &[Arg]) -> Inspection {
 /// (`mvn --help`, Maven 3.9; `gradle --help`, Gradle 8): the value is no
 /// goal or task. Attached values (`-Dk=v`, `-T4`, `--file=x`) are one word.
 /// The files among them that name the build or the code it runs are judged
-/// where they lie (`build::project_options`).
+/// where they lie (`build::project_options`). Options that write a file
+/// (`mvn -l`, `gradle --project-cache-dir`) are not listed: their value is
+/// read as a goal, which fails safe.
 #[rustfmt::skip]
 fn jvm_valued(name: &str) -> &'static [&'static str] {
     match name {
@@ -611,14 +613,13 @@ fn jvm_valued(name: &str) -> &'static [&'static str] {
             "-f", "--file", "-s", "--settings", "-gs", "--global-settings", "-t",
             "--toolchains", "-gt", "--global-toolchains", "-pl", "--projects", "-rf",
             "--resume-from", "-P", "--activate-profiles", "-D", "--define", "-T", "--threads",
-            "-b", "--builder", "-l", "--log-file", "-emp", "--encrypt-master-password", "-ep",
-            "--encrypt-password",
+            "-b", "--builder", "-emp", "--encrypt-master-password", "-ep", "--encrypt-password",
         ],
         "gradle" => &[
             "-p", "--project-dir", "-b", "--build-file", "-c", "--settings-file", "-x",
             "--exclude-task", "-I", "--init-script", "-g", "--gradle-user-home", "-D",
-            "--system-prop", "-P", "--project-prop", "--include-build", "--project-cache-dir",
-            "--console", "--max-workers", "--priority", "--warning-mode", "-M",
+            "--system-prop", "-P", "--project-prop", "--include-build", "--console",
+            "--max-workers", "--priority", "--warning-mode", "-M",
             "--write-verification-metadata", "--dependency-verification",
         ],
         _ => &[],
