@@ -110,7 +110,9 @@ impl Parser {
             "emacs" | "emacsclient" => Parser::Emacs,
             // bash's internal_getopt for its builtins (clusters, attached
             // values); vim's main.c reads `-c{command}` and `-c {command}`.
-            "mapfile" | "readarray" | "compgen" | "complete" | "hash" | "fc" => Parser::Getopt,
+            "mapfile" | "readarray" | "compgen" | "complete" | "hash" | "fc" | "enable" => {
+                Parser::Getopt
+            }
             "vim" | "vi" | "nvim" | "view" | "vimdiff" | "ex" | "gvim" => Parser::FullName,
             // GNU coreutils, findutils, tar (argp), wget, sed, make, man-db
             // (argp), util-linux, procps, sudo: getopt_long.

@@ -548,3 +548,9 @@ fn trap_code_follows_the_end_of_options() {
     auto(&["trap -- 'echo bye' EXIT"]);
     escalate(&["trap -- 'rm -rf build' EXIT"]);
 }
+
+#[test]
+fn enable_loads_and_removes_builtins() {
+    auto(&["enable -p", "enable -as"]);
+    escalate(&["enable -f ~/lib/x.so x", "enable -dn printf"]);
+}
