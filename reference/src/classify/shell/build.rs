@@ -174,7 +174,19 @@ fn project_options(name: &str) -> &'static [&'static str] {
         "pnpm" => &["-C", "--dir"],
         "yarn" | "bun" => &["--cwd"],
         "go" => &["-C", "-modfile"],
-        "mvn" => &["-f", "--file"],
+        // The POM, and the settings and toolchains files that name the
+        // repositories, mirrors and tools the build's plugins come from.
+        "mvn" => &[
+            "-f",
+            "--file",
+            "-s",
+            "--settings",
+            "--global-settings",
+            "-t",
+            "--toolchains",
+        ],
+        // An init script (`-I`) runs before the build, an included build's
+        // scripts with it, and the user home's `init.d` scripts at start.
         "gradle" => &[
             "-p",
             "--project-dir",
@@ -182,6 +194,11 @@ fn project_options(name: &str) -> &'static [&'static str] {
             "--build-file",
             "-c",
             "--settings-file",
+            "-I",
+            "--init-script",
+            "--include-build",
+            "-g",
+            "--gradle-user-home",
         ],
         "poetry" => &["-C", "--directory", "-P", "--project"],
         "uv" => &["--directory", "--project"],

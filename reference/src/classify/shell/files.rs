@@ -209,6 +209,23 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
         "hash" if has_flag(name, args, Some('p'), &[]) => {
             unknown("`hash -p` makes a command name run another program")
         }
+        // bash(1) `enable [-a] [-dnps] [-f filename] [name ...]`: `-f`
+        // loads a builtin's code from a shared object into the shell, `-n`
+        // and `-d` take a builtin away so that every later use of its name
+        // runs what PATH finds; without them it lists or turns builtins on.
+        "enable" => {
+            if any_unresolved(args) {
+                unknown("`enable` gets arguments known only at run time")
+            } else if has_flag(name, args, Some('f'), &[]) {
+                unknown("`enable -f` loads a builtin's code from a shared object")
+            } else if (has_flag(name, args, Some('n'), &[]) || has_flag(name, args, Some('d'), &[]))
+                && !operands(args).is_empty()
+            {
+                unknown("`enable -n` takes builtins away: later names run what PATH finds")
+            } else {
+                read("`enable` lists or turns on builtins")
+            }
+        }
         "sysctl"
             if has_flag(name, args, Some('w'), &["write"])
                 || args.iter().any(|a| a.text.contains('=')) =>

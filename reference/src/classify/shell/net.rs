@@ -91,7 +91,14 @@ pub fn curl(args: &[Arg], mutant: Option<Mutant>) -> Inspection {
             }
             _ => {}
         }
-        writes |= CURL_WRITE.contains(&name);
+        // curl(1): a file named `-` is standard output for `-o`, `-D` and
+        // `-c`: nothing is saved.
+        let stdout = value.as_deref() == Some("-")
+            && matches!(
+                name,
+                "-o" | "--output" | "-D" | "--dump-header" | "-c" | "--cookie-jar"
+            );
+        writes |= CURL_WRITE.contains(&name) && !stdout;
     }
     // Judged as URLs of their own: the request lands there.
     urls.extend(reached.iter().map(|host| format!("http://{host}/")));

@@ -248,8 +248,28 @@ fn absolute(abs: &str) -> Place {
     }
 }
 
-/// `…/.git/config`, `…/.git/hooks/…`, `…/.envrc`: config a repository or
-/// directory runs.
+/// Project-level configuration files that package managers and build
+/// tools read at every start, whose keys name a program to run, code to
+/// load or where packages come from (npm-config(7) `.npmrc`: script-shell,
+/// node-options, registry; Yarn's `.yarnrc`/`.yarnrc.yml`: yarnPath,
+/// registry; the Cargo Book, Configuration: `.cargo/config.toml`'s
+/// rustc-wrapper, runners and linkers; Maven's `.mvn/jvm.config` and
+/// `.mvn/maven.config`), by the directory they sit in (`""`: any) and
+/// their name. A write there is the file spelling of `npm config set` or
+/// RUSTC_WRAPPER: the next install or build runs what it names.
+const TOOL_CONFIG: &[(&str, &str)] = &[
+    ("", ".npmrc"),
+    ("", ".yarnrc"),
+    ("", ".yarnrc.yml"),
+    (".cargo", "config.toml"),
+    (".cargo", "config"),
+    (".mvn", "jvm.config"),
+    (".mvn", "maven.config"),
+];
+
+/// `…/.git/config`, `…/.git/hooks/…`, `…/.envrc`, a tool's project
+/// configuration (`TOOL_CONFIG`): config a repository, a directory or a
+/// tool runs.
 fn repo_config(parts: &[&str]) -> Option<Place> {
     let git = parts.iter().position(|c| *c == ".git");
     let runs = match git {
@@ -272,7 +292,13 @@ fn repo_config(parts: &[&str]) -> Option<Place> {
         && parts.last().is_some_and(|f| {
             f.ends_with(".pth") || matches!(*f, "sitecustomize.py" | "usercustomize.py")
         });
-    (runs || site).then_some(Place::RepoConfig)
+    let tool = parts.split_last().is_some_and(|(file, dirs)| {
+        let dir = dirs.last().copied().unwrap_or("");
+        TOOL_CONFIG
+            .iter()
+            .any(|(d, f)| f == file && (d.is_empty() || *d == dir))
+    });
+    (runs || site || tool).then_some(Place::RepoConfig)
 }
 
 /// A declared workspace as the walk follows the shell through it.
@@ -600,6 +626,11 @@ mod tests {
             (".git/config", Place::RepoConfig),
             (".git/COMMIT_EDITMSG", Place::Workspace),
             ("sub/.envrc", Place::RepoConfig),
+            (".cargo/config.toml", Place::RepoConfig),
+            ("web/.npmrc", Place::RepoConfig),
+            (".mvn/jvm.config", Place::RepoConfig),
+            ("config.toml", Place::Workspace),
+            ("docs/.cargo.md", Place::Workspace),
             ("~/.bashrc", Place::HomeConfig),
             ("$HOME/.config/systemd/user/x.service", Place::HomeConfig),
             ("${HOME}/.gitconfig", Place::HomeConfig),

@@ -403,17 +403,25 @@ fn code_runner(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Optio
                 )),
             }
         }
-        "trap" => match args.first() {
-            // `trap - SIGNAL…` resets the signals' handlers (bash(1)).
-            Some(a) if a.text == "-p" || a.text == "-l" || a.text == "-" || args.len() == 1 => {
-                read("`trap` lists or resets")
+        "trap" => {
+            // bash's builtins end their options at `--` (bash(1), SHELL
+            // BUILTIN COMMANDS): the code is the word after it.
+            let args = match args.split_first() {
+                Some((a, rest)) if a.text == "--" => rest,
+                _ => args,
+            };
+            match args.first() {
+                // `trap - SIGNAL…` resets the signals' handlers (bash(1)).
+                Some(a) if a.text == "-p" || a.text == "-l" || a.text == "-" || args.len() == 1 => {
+                    read("`trap` lists or resets")
+                }
+                Some(a) => match a.value() {
+                    Some(code) => w.nested(code),
+                    None => unknown("`trap` installs code known only at run time"),
+                },
+                None => read("`trap` lists handlers"),
             }
-            Some(a) => match a.value() {
-                Some(code) => w.nested(code),
-                None => unknown("`trap` installs code known only at run time"),
-            },
-            None => read("`trap` lists handlers"),
-        },
+        }
         "alias" => {
             // Aliases may expand later; their bodies count as run.
             let mut found = read("`alias` defines or lists aliases");
@@ -546,12 +554,19 @@ pub fn code_outside(w: &Walker, path: &Arg, vouched: &[Place]) -> bool {
     }
 }
 
-/// Variables that list where later commands look programs and modules
-/// up: each directory is judged as code that later commands run.
+/// Variables that list where later commands look programs, modules and
+/// libraries up: each directory is judged as code that later commands run.
+/// The loader's library paths (ld.so(8) `LD_LIBRARY_PATH`, dyld(1)
+/// `DYLD_LIBRARY_PATH`, `DYLD_FALLBACK_LIBRARY_PATH`,
+/// `DYLD_FRAMEWORK_PATH`), Perl's and Ruby's module paths (perlrun(1)
+/// `PERL5LIB`, ruby(1) `RUBYLIB`) and git's program directory
+/// (`GIT_EXEC_PATH`) are lookup paths too; the variables that name the
+/// code itself (`LD_PRELOAD`, `LD_AUDIT`, …) are `LOADS_CODE`.
 #[rustfmt::skip]
 const LOOKUP_PATHS: &[&str] = &[
     "PATH", "PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "NODE_PATH", "GEM_PATH", "GEM_HOME",
-    "CLASSPATH", "FPATH", "GOPATH", "GOBIN",
+    "CLASSPATH", "FPATH", "GOPATH", "GOBIN", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH",
+    "DYLD_FALLBACK_LIBRARY_PATH", "DYLD_FRAMEWORK_PATH", "PERL5LIB", "RUBYLIB", "GIT_EXEC_PATH",
 ];
 
 /// A lookup path's new directories: the workspace's own, the user's home
@@ -761,10 +776,10 @@ const RUNS_VALUE: &[&str] = &[
 /// Variables that make programs load code at start-up.
 #[rustfmt::skip]
 const LOADS_CODE: &[&str] = &[
-    "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
+    "LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES",
     "BASH_ENV", "ENV", "PERL5OPT", "RUBYOPT", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL",
-    "GIT_CONFIG_SYSTEM", "GIT_EXEC_PATH", "SHELLOPTS", "BASHOPTS", "GIT_CONFIG",
-    "RIPGREP_CONFIG_PATH", "PERL5LIB", "RUBYLIB",
+    "GIT_CONFIG_SYSTEM", "SHELLOPTS", "BASHOPTS", "GIT_CONFIG",
+    "RIPGREP_CONFIG_PATH",
     // python(1) ENVIRONMENT: a file executed before the first prompt, and
     // the callable `breakpoint()` imports and calls.
     "PYTHONSTARTUP", "PYTHONBREAKPOINT",

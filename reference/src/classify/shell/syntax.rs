@@ -110,7 +110,9 @@ impl Parser {
             "emacs" | "emacsclient" => Parser::Emacs,
             // bash's internal_getopt for its builtins (clusters, attached
             // values); vim's main.c reads `-c{command}` and `-c {command}`.
-            "mapfile" | "readarray" | "compgen" | "complete" | "hash" | "fc" => Parser::Getopt,
+            "mapfile" | "readarray" | "compgen" | "complete" | "hash" | "fc" | "enable" => {
+                Parser::Getopt
+            }
             "vim" | "vi" | "nvim" | "view" | "vimdiff" | "ex" | "gvim" => Parser::FullName,
             // GNU coreutils, findutils, tar (argp), wget, sed, make, man-db
             // (argp), util-linux, procps, sudo: getopt_long.
@@ -347,6 +349,9 @@ pub fn value_letters(program: &str) -> &'static str {
         "crontab" => "ux",
         // gh pr create's and gh api's pflag letters that take a value.
         "gh" => "tbBHalmprTFRXfq",
+        // Maven's and Gradle's property and profile options take the rest
+        // of the word (`-Dmaven.test.skip=true`, `-Pci`, `-T4`).
+        "mvn" | "gradle" => "DPT",
         // CPython's optstring "bBc:dEhiIJm:OPqRsStuvVW:xX:?".
         p if is_python(p) => "cmWX",
         _ => "",

@@ -489,3 +489,68 @@ fn a_function_body_runs_with_the_calls_words() {
         "greet() { echo \"hi $1\"; }; greet; greet world",
     ]);
 }
+
+#[test]
+fn a_tools_project_configuration_is_what_later_commands_run() {
+    escalate(&[
+        "echo 'node-options=--require /tmp/x.js' >> web/.npmrc",
+        "cp /tmp/c.toml .cargo/config.toml",
+        "printf 'yarnPath: x.js' >> .yarnrc.yml",
+        "echo '-Dx=1' >> .mvn/maven.config",
+    ]);
+    auto(&[
+        "cat .cargo/config.toml",
+        "echo x >> docs/config.toml",
+        "mkdir -p .mvn",
+    ]);
+}
+
+#[test]
+fn library_lookup_paths_are_judged_by_their_directories() {
+    escalate(&[
+        "export LD_LIBRARY_PATH=/tmp/l",
+        "DYLD_FALLBACK_LIBRARY_PATH=/var/tmp/x make test",
+        "export RUBYLIB=$X",
+        "export LD_PRELOAD=$PWD/libx.so",
+    ]);
+    auto(&[
+        "export LD_LIBRARY_PATH=$PWD/build/lib:$LD_LIBRARY_PATH",
+        "export PERL5LIB=lib",
+        "export DYLD_LIBRARY_PATH=/usr/local/lib",
+    ]);
+}
+
+#[test]
+fn a_dash_file_is_standard_output() {
+    soft(&[
+        "curl -o - https://example.com/",
+        "curl -sSD- https://example.com/",
+    ]);
+    escalate(&["curl -o - -T notes.txt https://example.com/"]);
+}
+
+#[test]
+fn maven_and_gradle_values_are_no_goals() {
+    auto(&[
+        "mvn -pl api -Dskip=true test",
+        "gradle -x check --max-workers 2 build",
+    ]);
+    escalate(&[
+        "mvn --settings /tmp/s.xml test",
+        "gradle -I /var/tmp/i.gradle test",
+        "gradle --include-build ../other build",
+        "gradle --gradle-user-home /dev/shm/g build",
+    ]);
+}
+
+#[test]
+fn trap_code_follows_the_end_of_options() {
+    auto(&["trap -- 'echo bye' EXIT"]);
+    escalate(&["trap -- 'rm -rf build' EXIT"]);
+}
+
+#[test]
+fn enable_loads_and_removes_builtins() {
+    auto(&["enable -p", "enable -as"]);
+    escalate(&["enable -f ~/lib/x.so x", "enable -dn printf"]);
+}

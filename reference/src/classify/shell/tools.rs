@@ -599,8 +599,46 @@ fn make(name: &str, args: &[Arg]) -> Inspection {
     }
 }
 
+/// Maven's and Gradle's options that take the next word as their value
+/// (`mvn --help`, Maven 3.9; `gradle --help`, Gradle 8): the value is no
+/// goal or task. Attached values (`-Dk=v`, `-T4`, `--file=x`) are one word.
+/// The files among them that name the build or the code it runs are judged
+/// where they lie (`build::project_options`). Options that write a file
+/// (`mvn -l`, `gradle --project-cache-dir`) are not listed: their value is
+/// read as a goal, which fails safe.
+#[rustfmt::skip]
+fn jvm_valued(name: &str) -> &'static [&'static str] {
+    match name {
+        "mvn" => &[
+            "-f", "--file", "-s", "--settings", "-gs", "--global-settings", "-t",
+            "--toolchains", "-gt", "--global-toolchains", "-pl", "--projects", "-rf",
+            "--resume-from", "-P", "--activate-profiles", "-D", "--define", "-T", "--threads",
+            "-b", "--builder", "-emp", "--encrypt-master-password", "-ep", "--encrypt-password",
+        ],
+        "gradle" => &[
+            "-p", "--project-dir", "-b", "--build-file", "-c", "--settings-file", "-x",
+            "--exclude-task", "-I", "--init-script", "-g", "--gradle-user-home", "-D",
+            "--system-prop", "-P", "--project-prop", "--include-build", "--console",
+            "--max-workers", "--priority", "--warning-mode", "-M",
+            "--write-verification-metadata", "--dependency-verification",
+        ],
+        _ => &[],
+    }
+}
+
 fn jvm_build(name: &str, args: &[Arg]) -> Inspection {
-    let tasks: Vec<&Arg> = operands(args);
+    let valued = jvm_valued(name);
+    let mut tasks: Vec<&Arg> = Vec::new();
+    let mut words = args.iter();
+    while let Some(a) = words.next() {
+        if a.text == "--" {
+            tasks.extend(words.by_ref());
+        } else if valued.contains(&a.text.as_str()) {
+            words.next();
+        } else if !a.text.starts_with('-') || a.text == "-" {
+            tasks.push(a);
+        }
+    }
     let risky = tasks.iter().find(|t| {
         let base = t.text.rsplit(':').next().unwrap_or(&t.text);
         !(DEV_TARGETS.contains(&base)
