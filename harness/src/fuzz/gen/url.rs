@@ -384,15 +384,8 @@ mod tests {
     #[test]
     fn every_component_is_reached() {
         let mut seen = std::collections::BTreeSet::new();
-        let mut bytes = vec![0u8; 1 << 16];
-        for seed in 0..4000u32 {
-            let mut x = seed.wrapping_mul(2_654_435_761) | 1;
-            for b in bytes.iter_mut() {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                *b = x as u8;
-            }
+        for seed in 0..4000u64 {
+            let bytes = crate::fuzz::rng::SplitMix64::new(seed).bytes(1 << 16);
             if let Ok(l) = input(&mut Unstructured::new(&bytes)) {
                 seen.extend(l.families);
             }

@@ -179,15 +179,8 @@ mod tests {
     #[test]
     fn every_form_is_built() {
         let mut seen = std::collections::BTreeSet::new();
-        let mut bytes = vec![0u8; 1 << 12];
-        for seed in 0..2000u32 {
-            let mut x = seed.wrapping_mul(2_654_435_761) | 1;
-            for b in bytes.iter_mut() {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                *b = x as u8;
-            }
+        for seed in 0..2000u64 {
+            let bytes = crate::fuzz::rng::SplitMix64::new(seed).bytes(1 << 12);
             if let Ok(r) = request(&mut Unstructured::new(&bytes)) {
                 seen.extend(r.labeled.families);
                 if r.body.is_some() {
