@@ -157,6 +157,7 @@ mod guard;
 mod modes;
 mod net;
 mod options;
+mod perl;
 mod place;
 mod positional;
 mod programs;

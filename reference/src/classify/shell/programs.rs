@@ -31,6 +31,12 @@ pub fn classify(w: &mut Walker, argv: &[Arg], stdin: &Stdin) -> Inspection {
         Err(found) => return found,
     };
     let mut found = by_name(w, &name, args, stdin);
+    if let Some(option) = run_time_option(&name, args) {
+        found = found.join(unknown(format!(
+            "`{name}` gets the option `{}`, known only at run time",
+            option.text
+        )));
+    }
     if let Some(elsewhere) = super::build::project_elsewhere(w, &name, args) {
         found = found.join(elsewhere);
     }
@@ -41,6 +47,43 @@ pub fn classify(w: &mut Walker, argv: &[Arg], stdin: &Stdin) -> Inspection {
         found = sensitive(found, why);
     }
     found
+}
+
+/// Programs none of whose options writes, runs code, reaches a host or
+/// reads a file of its own choosing: an option known only at run time
+/// changes only how they print what their operands name.
+#[rustfmt::skip]
+const PRINT_ONLY_OPTIONS: &[&str] = &[
+    "echo", "printf", "ls", "cat", "head", "tail", "cut", "tr", "nl", "basename", "dirname",
+    "seq", "true", "false",
+];
+
+/// An argument spelled as an option whose name is known only at run time
+/// (`"-$x"`, `--$(cat mode)`, `--out$x=…`): it may be any option the
+/// program has — `sort -o FILE`, `tar --to-command=CMD`, `cp -t DIR` —, so
+/// the program's options are unknown (RBV-SH-021). A short option whose
+/// letter is written (`-j$(nproc)`, `-o "$f"`) and a long one whose name is
+/// (`--output=$f`) leave the value to the program's own reading; a word not
+/// spelled as an option (`"$f"`) is an operand, as its author wrote it;
+/// nothing after `--` is an option.
+fn run_time_option<'a>(name: &str, args: &'a [Arg]) -> Option<&'a Arg> {
+    if PRINT_ONLY_OPTIONS.contains(&name) {
+        return None;
+    }
+    let expansion = ['$', '`'];
+    args.iter()
+        .take_while(|a| a.text != "--")
+        .filter(|a| !a.resolved)
+        .find(|a| match a.text.strip_prefix("--") {
+            Some(long) => long
+                .split('=')
+                .next()
+                .is_some_and(|n| n.contains(expansion)),
+            None => a
+                .text
+                .strip_prefix('-')
+                .is_some_and(|short| short.starts_with(expansion)),
+        })
 }
 
 /// The program a word names, after quote removal; a name that expansion

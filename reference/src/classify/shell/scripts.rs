@@ -2,9 +2,7 @@
 //! may run commands or delete), `sed` scripts (`e`, `w`) and `awk` programs
 //! (`system`, pipes, `print >`).
 
-use super::argv::{
-    after_options, any_unresolved, has_flag, option_arg, option_positions, option_values,
-};
+use super::argv::{after_options, has_flag, option_arg, option_positions, option_values};
 use super::programs;
 use super::walk::{Stdin, Walker};
 use super::word::Arg;
@@ -71,16 +69,17 @@ pub fn find(w: &mut Walker, args: &[Arg]) -> Inspection {
 }
 
 pub fn sed(w: &Walker, args: &[Arg]) -> Inspection {
-    if any_unresolved(args)
-        && args
-            .iter()
-            .filter(|a| !a.resolved)
-            .any(|a| !a.text.starts_with('-'))
+    // An option whose letters are known only at run time may be any option
+    // (`-f`, `-e`, `-i`). A word known only at run time that is not spelled
+    // as an option is an operand, as for every program: in the script's
+    // place the script is unknown (below), after it a file to judge by
+    // where it may lie, the same with `-e` as without.
+    if args
+        .iter()
+        .take_while(|a| a.text != "--")
+        .any(|a| !a.resolved && a.text.starts_with('-'))
     {
-        // An unresolved word may be the script or an option such as `-f`.
-        if args.iter().all(|a| a.text != "-e") {
-            return unknown("the `sed` script or options are only known at run time");
-        }
+        return unknown("a `sed` option is only known at run time");
     }
     let in_place = has_flag("sed", args, Some('i'), &["in-place"]);
     if option_arg("sed", args, Some("-f"), Some("--file")).is_some() {

@@ -135,6 +135,11 @@ fn interpreter(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Inspe
             }
         }
     }
+    if name == "perl" {
+        if let Some(found) = super::perl::substitution(w, args) {
+            return found;
+        }
+    }
     let how = if args.iter().any(|a| {
         matches!(
             a.text.as_str(),
