@@ -111,6 +111,24 @@ fn first_operand_only(c: &str) -> Option<String> {
     (out != c).then(|| out.into_owned())
 }
 
+/// A `perl -e` script judged by the shape of a substitution: a client that
+/// recognises `s/…/…/` and never reads its flags, what its replacement
+/// interpolates, its pattern's code blocks or the statements after it.
+fn perl_substitution_shape(c: &str) -> Option<String> {
+    static P: LazyLock<Regex> = LazyLock::new(|| re(r"(\bperl\b[^;&|]*?\s-[a-z]*e\s*)'s[^']*'"));
+    P.is_match(c)
+        .then(|| P.replace_all(c, "${1}'s/a/b/'").into_owned())
+}
+
+/// An argument spelled as an option whose name is known only at run time
+/// read as an operand: a client that takes `"-$x"` for a file name, as it
+/// takes `"$x"`.
+fn run_time_option_as_operand(c: &str) -> Option<String> {
+    static O: LazyLock<Regex> = LazyLock::new(|| re(r#"(\s)"-{1,2}(\$|`)"#));
+    O.is_match(c)
+        .then(|| O.replace_all(c, "${1}\"${2}").into_owned())
+}
+
 pub const ALL: &[Family] = &[
     family!(
         "shell: popd, cd - and pushd ±N go back to the workspace",
@@ -165,5 +183,17 @@ pub const ALL: &[Family] = &[
         "shell",
         ["shell/"],
         || blind("shell", first_operand_only)
+    ),
+    family!(
+        "shell: a perl substitution judged by its shape, not its code",
+        "shell",
+        ["shell/"],
+        || sees("shell", perl_substitution_shape)
+    ),
+    family!(
+        "shell: an option of run-time name read as an operand",
+        "shell",
+        ["shell/"],
+        || sees("shell", run_time_option_as_operand)
     ),
 ];
