@@ -322,6 +322,7 @@ fn publishing_deploying_and_cloud() {
 #[test]
 fn development_tools_and_packages() {
     auto(&[
+        "perl -pi -e 's/a/b/' f",
         "cargo build",
         "cargo test -p rbv-reference",
         "cargo +nightly fmt",
@@ -367,7 +368,8 @@ fn development_tools_and_packages() {
         "node -e 'require(\"fs\").rmSync(\"x\")'",
         "perl -e 'unlink \"x\"'",
         "ruby -e 'puts 1'",
-        "perl -pi -e 's/a/b/' f",
+        // A plain substitution is read (perl.rs); one that evaluates is code.
+        "perl -pi -e 's/a/`id`/e' f",
         "node build.js",
         "npm run deploy",
         "yarn release",
