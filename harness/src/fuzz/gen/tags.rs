@@ -97,6 +97,31 @@ pub const SQL: &[Tagged] = &[
     ("sqlite-vacuum", &["RBV-SQL-013"]),
     ("sqlite-write", &["RBV-SQL-002", "RBV-SQL-011"]),
     ("sqlite-write-lock", &["RBV-SQL-013"]),
+    // The grammar forms (gen/sql/forms.rs): statement kinds, session and
+    // transaction forms, expression kinds and table factors, lexical forms.
+    ("statement-form", &["RBV-SQL-002"]),
+    (
+        "other-dialect-statement-form",
+        &["RBV-SQL-002", "RBV-SQL-011"],
+    ),
+    ("session-form", &["RBV-SQL-015"]),
+    ("read-statement-form", &["RBV-SQL-001"]),
+    ("transaction-opener-form", &["RBV-SQL-015", "RBV-SQL-001"]),
+    ("several-statement-forms", &["RBV-SQL-003"]),
+    (
+        "write-after-statement-forms",
+        &["RBV-SQL-003", "RBV-SQL-008"],
+    ),
+    ("expression-form-read", &["RBV-SQL-001"]),
+    ("effect-in-expression-form", &["RBV-SQL-007", "RBV-SQL-016"]),
+    ("string-form-read", &["RBV-SQL-009"]),
+    ("write-after-string-form", &["RBV-SQL-003", "RBV-SQL-008"]),
+    ("string-form-ends-early", &["RBV-SQL-008", "RBV-SQL-011"]),
+    ("bracket-identifier-read", &["RBV-SQL-001", "RBV-SQL-013"]),
+    (
+        "write-after-bracket-identifier",
+        &["RBV-SQL-003", "RBV-SQL-013"],
+    ),
     // Credential relations after a state change (the secrets oracle).
     (
         "credential-after-state-change",

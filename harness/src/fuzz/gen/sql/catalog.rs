@@ -119,7 +119,7 @@ pub(super) const HOLDERS: &[&str] = &[
 
 /// A function of every family with an effect in the catalogue, and a call
 /// of a user-defined function (unknown: escalates under the allow-list).
-const EFFECT_FUNCTIONS: &[&str] = &[
+pub(super) const EFFECT_FUNCTIONS: &[&str] = &[
     "nextval",
     "setval",
     "txid_current",
@@ -162,9 +162,7 @@ const EFFECT_FUNCTIONS: &[&str] = &[
 /// A call of a function with an effect, in a place a read-only mindset
 /// does not look: the select list, WHERE, FROM, a subquery, a CTE.
 pub(super) fn effect_call(u: &mut Unstructured, table: &str) -> Result<String> {
-    let f = *u.choose(EFFECT_FUNCTIONS)?;
-    let args = *u.choose(&["()", "(1)", "('x')", "('x', 'y')", "(1, 2)"])?;
-    let call = format!("{f}{args}");
+    let call = effect_function(u)?;
     Ok(match u.int_in_range(0..=4)? {
         0 => format!("SELECT {call}"),
         1 => format!("SELECT id FROM {table} WHERE {call} IS NOT NULL"),
@@ -172,4 +170,12 @@ pub(super) fn effect_call(u: &mut Unstructured, table: &str) -> Result<String> {
         3 => format!("SELECT * FROM (SELECT {call} AS v) q"),
         _ => format!("WITH w AS (SELECT {call} AS v) SELECT * FROM w"),
     })
+}
+
+/// One call of a function with an effect, with arguments of some shape:
+/// the core the grammar forms hide in expressions and table factors.
+pub(super) fn effect_function(u: &mut Unstructured) -> Result<String> {
+    let f = *u.choose(EFFECT_FUNCTIONS)?;
+    let args = *u.choose(&["()", "(1)", "('x')", "('x', 'y')", "(1, 2)"])?;
+    Ok(format!("{f}{args}"))
 }

@@ -6,8 +6,9 @@ use super::{Labeled, Truth};
 use arbitrary::{Result, Unstructured};
 use rbv_protocol::Band;
 
-/// A write MySQL and SQLite both run, to hide or to show.
-fn common_write(u: &mut Unstructured, table: &str) -> Result<String> {
+/// A write MySQL and SQLite both run, to hide or to show (PostgreSQL
+/// runs each too).
+pub(super) fn common_write(u: &mut Unstructured, table: &str) -> Result<String> {
     Ok(match u.int_in_range(0..=4)? {
         0 => format!("DROP TABLE {table}"),
         1 => format!("DELETE FROM {table}"),
@@ -17,11 +18,29 @@ fn common_write(u: &mut Unstructured, table: &str) -> Result<String> {
     })
 }
 
-const DANGER_WORDS: &[&str] = &[
+pub(super) const DANGER_WORDS: &[&str] = &[
     "DROP TABLE users",
     "; DELETE FROM users",
     "TRUNCATE t",
     "GRANT ALL",
+];
+
+/// MySQL's calls that read the server's files, run a program or take a
+/// lock (RBV-SQL-012).
+pub(super) const MYSQL_EFFECTS: &[&str] = &[
+    "load_file('/etc/passwd')",
+    "get_lock('x', 10)",
+    "sys_exec('id')",
+    "sys_eval('id')",
+    "release_lock('x')",
+];
+
+/// SQLite's calls that load code or touch files (RBV-SQL-013).
+pub(super) const SQLITE_EFFECTS: &[&str] = &[
+    "load_extension('/tmp/e.so')",
+    "writefile('/tmp/x', 'y')",
+    "readfile('/etc/passwd')",
+    "fts3_tokenizer('t', x'00')",
 ];
 
 pub(super) fn mysql(u: &mut Unstructured, table: &str) -> Result<Labeled> {
@@ -115,16 +134,7 @@ pub(super) fn mysql(u: &mut Unstructured, table: &str) -> Result<Labeled> {
             "mysql-handler",
         ),
         8 => (
-            format!(
-                "SELECT {}",
-                u.choose(&[
-                    "load_file('/etc/passwd')",
-                    "get_lock('x', 10)",
-                    "sys_exec('id')",
-                    "sys_eval('id')",
-                    "release_lock('x')"
-                ])?
-            ),
+            format!("SELECT {}", u.choose(MYSQL_EFFECTS)?),
             "mysql-effect-function",
         ),
         9 => (
@@ -243,15 +253,7 @@ pub(super) fn sqlite(u: &mut Unstructured, table: &str) -> Result<Labeled> {
             "sqlite-pragma-write",
         ),
         4 => (
-            format!(
-                "SELECT {}",
-                u.choose(&[
-                    "load_extension('/tmp/e.so')",
-                    "writefile('/tmp/x', 'y')",
-                    "readfile('/etc/passwd')",
-                    "fts3_tokenizer('t', x'00')"
-                ])?
-            ),
+            format!("SELECT {}", u.choose(SQLITE_EFFECTS)?),
             "sqlite-effect-function",
         ),
         5 => (

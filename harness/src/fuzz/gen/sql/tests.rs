@@ -82,6 +82,21 @@ const FAMILIES: &[&str] = &[
     "sqlite-attach-after-read",
     "sqlite-write",
     "unknown-dialect",
+    // the grammar forms (forms.rs)
+    "statement-form",
+    "other-dialect-statement-form",
+    "session-form",
+    "read-statement-form",
+    "transaction-opener-form",
+    "several-statement-forms",
+    "write-after-statement-forms",
+    "expression-form-read",
+    "effect-in-expression-form",
+    "string-form-read",
+    "write-after-string-form",
+    "string-form-ends-early",
+    "bracket-identifier-read",
+    "write-after-bracket-identifier",
 ];
 
 fn generated(seeds: std::ops::Range<u64>) -> impl Iterator<Item = (Vec<u8>, SqlInput)> {
@@ -145,4 +160,68 @@ fn dialect_blind_and_first_keyword_readers_are_found() {
         });
         assert!(found, "{mutant} never found");
     }
+}
+
+/// Every production `formed` claims is one the grammar classifier reads in
+/// its text, in the dialect its operation names.
+pub(super) fn claims_hold(formed: &forms::Formed) {
+    let input = &formed.input;
+    let dialect = input
+        .dialect
+        .map_or(Dialect::Postgresql, |d| d.parse().unwrap());
+    let seen = crate::grammar::sql::productions(&input.labeled.text, dialect);
+    for claim in &formed.claims {
+        assert!(
+            seen.contains(*claim),
+            "{claim} not in {:?} ({dialect:?}): {seen:?}",
+            input.labeled.text
+        );
+    }
+}
+
+/// The reference answers every input on the side its truth says, through
+/// the operation the SQL target sends.
+pub(super) fn reference_agrees<'a>(inputs: impl Iterator<Item = &'a forms::Formed>) {
+    use crate::fuzz::subject::Subject;
+    use crate::fuzz::targets::{judge, operation, sql_plugin};
+    use rbv_protocol::{
+        EvaluateRequest, LoadPluginsRequest, OperationKind, RequestBody, ResponseBody,
+    };
+    let mut subject = InProcess::new(None);
+    let mut wrong = Vec::new();
+    for formed in inputs {
+        let input = &formed.input;
+        let mut op = operation(
+            Some("db-tools"),
+            "mcp:db/execute_sql",
+            OperationKind::Sql,
+            serde_json::json!({"sql": input.labeled.text}),
+        );
+        op.dialect = input.dialect.map(str::to_owned);
+        let session = subject.fresh_session();
+        let batch = vec![
+            RequestBody::LoadPlugins(LoadPluginsRequest {
+                plugins: vec![sql_plugin()],
+            }),
+            RequestBody::Evaluate(EvaluateRequest { operation: op }),
+        ];
+        let Some(Ok(ResponseBody::Evaluation(e))) = subject.call_batch(&session, batch).pop()
+        else {
+            panic!("no evaluation for {input:?}");
+        };
+        if let Some(kind) = judge(e.band, input.labeled.truth) {
+            wrong.push(format!(
+                "{kind:?} {}: {:?} {:?}",
+                e.band, input.dialect, input.labeled.text
+            ));
+        }
+    }
+    wrong.sort();
+    wrong.dedup();
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }
