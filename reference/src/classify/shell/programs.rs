@@ -5,7 +5,9 @@ use super::argv::{after_options, has_flag};
 use super::place::{self, Place};
 use super::walk::{Stdin, Walker};
 use super::word::{self, Arg};
-use super::{files, gh, git, options, privileged, read, secrets, sensitive, tools, unknown};
+use super::{
+    dbclients, files, gh, git, options, privileged, read, secrets, sensitive, tools, unknown,
+};
 use crate::classify::Inspection;
 use crate::mutant::Mutant;
 
@@ -85,6 +87,9 @@ fn by_name_alone(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Ins
         return found;
     }
     if let Some(found) = files::classify(w, name, args) {
+        return found;
+    }
+    if let Some(found) = dbclients::classify(w, name, args, stdin) {
         return found;
     }
     match name {
