@@ -149,6 +149,7 @@
 mod argv;
 mod arith;
 mod build;
+mod dbclients;
 mod deploy;
 mod files;
 mod gh;
@@ -173,6 +174,8 @@ mod word;
 mod tests;
 #[cfg(test)]
 mod tests_classes;
+#[cfg(test)]
+mod tests_dbclients;
 #[cfg(test)]
 mod tests_parts;
 #[cfg(test)]

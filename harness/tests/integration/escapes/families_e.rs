@@ -129,6 +129,23 @@ fn run_time_option_as_operand(c: &str) -> Option<String> {
         .then(|| O.replace_all(c, "${1}\"${2}").into_owned())
 }
 
+/// Every meta-command of a database client read as a printing one: a
+/// client that knows `.tables` and `\dt` and takes any word starting
+/// with `.` (sqlite3) or `\` (psql) for one of them, as a comment-like
+/// aside to the SQL it judges.
+fn meta_commands_as_listings(c: &str) -> Option<String> {
+    static DOT: LazyLock<Regex> = LazyLock::new(|| re(r"'\.[^']*'|\s\.[a-z]+\b"));
+    static SLASH: LazyLock<Regex> = LazyLock::new(|| re(r"'\\[^']*'"));
+    let mut out = c.to_owned();
+    if c.contains("sqlite3") {
+        out = DOT.replace_all(&out, " '.tables'").into_owned();
+    }
+    if c.contains("psql") {
+        out = SLASH.replace_all(&out, r"'\dt'").into_owned();
+    }
+    (out != c).then_some(out)
+}
+
 pub const ALL: &[Family] = &[
     family!(
         "shell: popd, cd - and pushd ±N go back to the workspace",
@@ -195,5 +212,11 @@ pub const ALL: &[Family] = &[
         "shell",
         ["shell/"],
         || sees("shell", run_time_option_as_operand)
+    ),
+    family!(
+        "shell: a database client's meta-commands read as printing ones",
+        "shell",
+        ["shell/"],
+        || blind("shell", meta_commands_as_listings)
     ),
 ];

@@ -5,7 +5,9 @@ use super::argv::{after_options, has_flag};
 use super::place::{self, Place};
 use super::walk::{Stdin, Walker};
 use super::word::{self, Arg};
-use super::{files, gh, git, options, privileged, read, secrets, sensitive, tools, unknown};
+use super::{
+    dbclients, files, gh, git, options, privileged, read, secrets, sensitive, tools, unknown,
+};
 use crate::classify::Inspection;
 use crate::mutant::Mutant;
 
@@ -128,6 +130,9 @@ fn by_name_alone(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Ins
         return found;
     }
     if let Some(found) = files::classify(w, name, args) {
+        return found;
+    }
+    if let Some(found) = dbclients::classify(w, name, args, stdin) {
         return found;
     }
     match name {
@@ -894,6 +899,9 @@ pub fn assignment(w: &mut Walker, arg: &Arg) -> Option<Inspection> {
     }
     if PROXY_VARS.contains(&name) && !w.planted(Mutant::ResolveBlind) {
         return proxy(name, value, arg.resolved);
+    }
+    if let Some(server) = dbclients::server_variable(name, value, arg.resolved) {
+        return Some(server);
     }
     let package_key = package_env_key(name).filter(|k| package_config_key(k));
     if (package_key.is_some() && !RUNS_VALUE.contains(&name) || go_source(name, value))

@@ -93,6 +93,9 @@ impl Parser {
             "npm" | "npx" | "pnpm" => Parser::Nopt,
             // Go's flag package: the go command, terraform's mitchellh/cli.
             "go" | "terraform" | "tofu" | "terragrunt" | "packer" => Parser::GoFlag,
+            // sqlite3's shell.c matches whole names after one dash and
+            // skips a second (`--cmd` is `-cmd`); it has no clusters.
+            "sqlite3" => Parser::GoFlag,
             // cobra/pflag (gh, docker, kubectl, helm), popt (rsync),
             // clap (cargo, fd, uv), lexopt (rg), commander/clipanion (yarn).
             "gh" | "docker" | "podman" | "nerdctl" | "kubectl" | "oc" | "helm" | "rsync"

@@ -772,7 +772,7 @@ impl Walker {
         socket(path).filter(|_| !self.planted(Mutant::SocketRedirectBlind))
     }
 
-    fn output(&mut self, path: &Arg, append: bool, out: &mut Vec<Inspection>) {
+    pub(super) fn output(&mut self, path: &Arg, append: bool, out: &mut Vec<Inspection>) {
         if is_null_device(path) {
             return;
         }
