@@ -15,7 +15,10 @@
 //!   change what the loop reads;
 //! - `-i` takes the rest of its cluster as the backup extension, so
 //!   `-pie 's/a/b/'` has no `-e` at all and runs a script file named
-//!   `s/a/b/`.
+//!   `s/a/b/`;
+//! - `-p` reads its files through `<>`, whose two-argument `open` runs a
+//!   file name ending in `|` as a command (and reads `<`, `>`, `+`, `|` at
+//!   its start as a mode), so a name known only at run time is no file.
 //!
 //! So a script is read only when it is one or more `s` substitutions
 //! separated by `;`, with a delimiter that is neither a letter, a digit,
@@ -48,6 +51,12 @@ pub fn substitution(w: &Walker, args: &[Arg]) -> Option<Inspection> {
         Some(a) if a.text == "--" => &files[1..],
         _ => files,
     };
+    if files
+        .iter()
+        .any(|f| !f.resolved || opens_magically(&f.text))
+    {
+        return None;
+    }
     if !line.in_place {
         return Some(read("`perl -p` prints its substitution"));
     }
@@ -58,6 +67,16 @@ pub fn substitution(w: &Walker, args: &[Arg]) -> Option<Inspection> {
             .filter_map(|f| place::write(f, w.place(f), "`perl -pi` edits", None))
             .fold(found, Inspection::join),
     )
+}
+
+/// Whether Perl's `<>`, which `-p` reads its files with, would take `name`
+/// for more than a file: it opens each with the two-argument `open`, so a
+/// name ending in `|` runs as a command and one starting with `<`, `>`, `+`
+/// or `|` is a mode (perlop, "I/O Operators"; perlfunc `open`), white space
+/// around it ignored. A name known only at run time may be either.
+fn opens_magically(name: &str) -> bool {
+    let name = name.trim();
+    name.starts_with(['<', '>', '+', '|']) || name.ends_with('|')
 }
 
 /// Where the switches put the script and the files.
