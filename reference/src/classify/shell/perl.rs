@@ -104,8 +104,7 @@ fn read_switches(args: &[Arg]) -> Option<Switches<'_>> {
             break;
         }
         i += 1;
-        let mut chars = cluster.char_indices();
-        while let Some((at, c)) = chars.next() {
+        for (at, c) in cluster.char_indices() {
             match c {
                 'p' => print = true,
                 'l' | 'w' => {}
