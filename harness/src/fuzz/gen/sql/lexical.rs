@@ -117,15 +117,9 @@ pub(super) fn input(u: &mut Unstructured) -> Result<Formed> {
 mod tests {
     use super::super::tests::{claims_hold, reference_agrees};
     use super::*;
-    use crate::fuzz::rng::SplitMix64;
 
     fn drawn(n: u64) -> Vec<Formed> {
-        (0..n)
-            .filter_map(|seed| {
-                let bytes = SplitMix64::new(seed).bytes(64);
-                input(&mut Unstructured::new(&bytes)).ok()
-            })
-            .collect()
+        super::super::tests::drawn(n, input)
     }
 
     #[test]

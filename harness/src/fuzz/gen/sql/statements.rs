@@ -548,15 +548,9 @@ pub(super) fn input(u: &mut Unstructured) -> Result<Formed> {
 mod tests {
     use super::super::tests::{claims_hold, reference_agrees};
     use super::*;
-    use crate::fuzz::rng::SplitMix64;
 
     fn drawn(n: u64) -> Vec<Formed> {
-        (0..n)
-            .filter_map(|seed| {
-                let bytes = SplitMix64::new(seed).bytes(64);
-                input(&mut Unstructured::new(&bytes)).ok()
-            })
-            .collect()
+        super::super::tests::drawn(n, input)
     }
 
     #[test]
@@ -604,12 +598,6 @@ mod tests {
 
     #[test]
     fn the_reference_agrees_with_every_window_of_the_catalogue() {
-        let windows: Vec<Formed> = (0..1_500)
-            .filter_map(|seed| {
-                let bytes = SplitMix64::new(seed).bytes(64);
-                catalogued(&mut Unstructured::new(&bytes)).ok()
-            })
-            .collect();
-        reference_agrees(windows.iter());
+        reference_agrees(super::super::tests::drawn(1_500, catalogued).iter());
     }
 }

@@ -162,6 +162,19 @@ fn dialect_blind_and_first_keyword_readers_are_found() {
     }
 }
 
+/// The inputs one form generator draws from `n` seeded 64-byte buffers.
+pub(super) fn drawn(
+    n: u64,
+    input: fn(&mut arbitrary::Unstructured) -> arbitrary::Result<forms::Formed>,
+) -> Vec<forms::Formed> {
+    (0..n)
+        .filter_map(|seed| {
+            let bytes = SplitMix64::new(seed).bytes(64);
+            input(&mut arbitrary::Unstructured::new(&bytes)).ok()
+        })
+        .collect()
+}
+
 /// Every production `formed` claims is one the grammar classifier reads in
 /// its text, in the dialect its operation names.
 pub(super) fn claims_hold(formed: &forms::Formed) {
