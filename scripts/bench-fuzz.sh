@@ -25,7 +25,7 @@ for t in token_binding sql_bypass shell_bypass url_loopback manifest rule_of_two
   inproc=$(for s in $seeds; do $rbv fuzz --target "$t" --time "${secs}s" --seed "$s" 2>&1 >/dev/null | rate; done | median)
   case $t in
     case_loader|protocol_decoder) proto="n/a (no implementation)" ;;
-    *) proto=$(for s in $seeds; do $rbv fuzz --target "$t" --time "${secs}s" --seed "$s" --impl "$rbv adapter" 2>&1 >/dev/null | rate; done | median) ;;
+    *) proto=$(for s in $seeds; do $rbv fuzz --target "$t" --time "${secs}s" --seed "$s" --impl "$rbv serve" 2>&1 >/dev/null | rate; done | median) ;;
   esac
   echo "| $t | $inproc | $proto |"
 done
@@ -53,7 +53,7 @@ echo "## time to first finding of realistic bug families, stable driver (median 
 cargo build --release -q -p rbv --example bug_families
 ./target/release/examples/bug_families --time "$secs"
 echo
-./target/release/examples/bug_families --time "$secs" --impl "$rbv adapter"
+./target/release/examples/bug_families --time "$secs" --impl "$rbv serve"
 
 if [ "${RBV_BENCH_LIBFUZZER:-1}" = 1 ] && rustup toolchain list | grep -q '^nightly' && command -v cargo-fuzz >/dev/null; then
   echo

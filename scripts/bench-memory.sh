@@ -20,7 +20,7 @@ case $mode in
     message) flag=--message ;;
     *) echo "bench-memory: MODE is padding or message, not $mode" >&2; exit 2 ;;
 esac
-proxy="python3 $here/harness/tests/hostile/padding_proxy.py $flag $bytes $rbv adapter"
+proxy="python3 $here/harness/tests/hostile/padding_proxy.py $flag $bytes $rbv serve"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 i=0

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The `--spawn-per-case` figure of BENCHMARKS.md: wall time of
-#   RBV run --spawn-per-case --jobs 2 --impl "exec 'IMPL' adapter" --cases CASES --filter FILTER
+#   RBV run --spawn-per-case --jobs 2 --impl "exec 'IMPL' serve" --cases CASES --filter FILTER
 # for each binary given, the same implementation for all (IMPL, default
-# the first binary: its own `rbv adapter`), in interleaved rounds; then the
+# the first binary: its own `rbv serve`), in interleaved rounds; then the
 # median per binary and the median of the per-round ratios to the first.
 # Usage: scripts/bench-spawn.sh [-n ROUNDS] [-c CASES] [-f FILTER] [-i IMPL] RBV [RBV…]
 #   e.g. scripts/bench-spawn.sh -c ../old/cases old/rbv before/rbv ./target/release/rbv
@@ -30,7 +30,7 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
 one() {
   local bin=$1 out=$work/out TIMEFORMAT='%3R'
   local took
-  took=$( { time "$bin" run --spawn-per-case --jobs 2 --impl "exec '$impl' adapter" \
+  took=$( { time "$bin" run --spawn-per-case --jobs 2 --impl "exec '$impl' serve" \
     --cases "$cases" --filter "$filter" >"$out" 2>&1; } 2>&1 ) || {
     echo "$bin failed:" >&2; tail -5 "$out" >&2; exit 1; }
   tail -1 "$out" >"$work/summary.$2"
@@ -38,7 +38,7 @@ one() {
 }
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# implementation: exec '$impl' adapter; cases: $cases --filter $filter; $rounds interleaved rounds"
+echo "# implementation: exec '$impl' serve; cases: $cases --filter $filter; $rounds interleaved rounds"
 for round in $(seq "$rounds"); do
   for i in "${!bins[@]}"; do
     one "${bins[$i]}" "$i" >>"$work/$i"

@@ -12,7 +12,7 @@ to docs/precision-tldr.md and the per-line bands to
 corpora/real-world/shell-tldr.bands.jsonl.
 
   scripts/tldr-shell-rate.py --build before=3bcb79d=/path/to/3bcb79d/rbv-ref \\
-      --build "after=9c88745=target/release/rbv adapter"
+      --build "after=9c88745=target/release/rbv serve"
 
 NAME=COMMIT=ADAPTER: a name for the table, the commit built, and the
 command that serves that build's reference on stdin/stdout.

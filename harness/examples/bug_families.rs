@@ -5,17 +5,17 @@
 #[path = "../tests/integration/support/bugs.rs"]
 mod bugs;
 
-use rbv::adapter::{Connect, ProcessConfig, Target as AdapterTarget};
 use rbv::fuzz::driver::{drive, Options};
 use rbv::fuzz::targets::by_name;
 use rbv::fuzz::{InProcess, OverTransport, Subject};
+use rbv::transport::{Connect, ProcessConfig, Target as AdapterTarget};
 use std::time::Duration;
 
 fn subject(command: Option<&str>) -> Box<dyn Subject> {
     match command {
         None => Box::new(InProcess::new(None)),
         Some(cmd) => {
-            rbv::adapter::affinity::pin_current_thread_here();
+            rbv::transport::affinity::pin_current_thread_here();
             let transport = AdapterTarget::Process(ProcessConfig::new(cmd.to_owned()))
                 .connect()
                 .unwrap_or_else(|e| panic!("cannot start `{cmd}`: {}", e.message));

@@ -1,7 +1,7 @@
 //! `rbv bench`: how fast the harness drives an implementation.
 //!
 //! (a) cases/s of the suite against the built-in reference over the protocol;
-//! (b) the same requests, batch for batch, answered by `rbv adapter --echo`
+//! (b) the same requests, batch for batch, answered by `rbv serve --echo`
 //!     over the same pipes: the floor that pipes and the harness's transport
 //!     cost; the ratio says what judging and the reference add;
 //! (c) persistent workers against `--spawn-per-case` on the same adapter;
@@ -10,11 +10,11 @@
 //!     server (decode, work, encode), no harness: with (b) and (d), it
 //!     splits (a) into pipes, the implementation and the harness's judging.
 
-use crate::adapter::{Connect, ProcessConfig, ProcessTransport, Target};
 use crate::cli::cases::CasesArgs;
 use crate::cli::run::self_adapter;
 use crate::runner::{self, RunOptions, Summary};
-use crate::transport::{AdapterError, Identity, Observation, Transport};
+use crate::transport::{Connect, ProcessConfig, ProcessTransport, Target};
+use crate::transport::{Identity, Observation, Transport, TransportError};
 use clap::Args;
 use crossbeam_channel::{unbounded, Receiver};
 use rbv_protocol::RequestBody;
@@ -54,7 +54,7 @@ impl Transport for Recorder {
         &mut self,
         session: &str,
         bodies: Vec<RequestBody>,
-    ) -> Result<Vec<Observation>, AdapterError> {
+    ) -> Result<Vec<Observation>, TransportError> {
         let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         log.entry(session.to_owned())
             .or_default()
@@ -73,7 +73,7 @@ impl Transport for Recorder {
         &mut self,
         session: &str,
         template: &str,
-    ) -> Result<crate::transport::RawObservation, AdapterError> {
+    ) -> Result<crate::transport::RawObservation, TransportError> {
         self.inner.raw(session, template)
     }
 
@@ -81,11 +81,11 @@ impl Transport for Recorder {
         &mut self,
         session: &str,
         template: &str,
-    ) -> Result<crate::transport::RawObservation, AdapterError> {
+    ) -> Result<crate::transport::RawObservation, TransportError> {
         self.inner.before_handshake(session, template)
     }
 
-    fn drain(&mut self) -> Result<(), AdapterError> {
+    fn drain(&mut self) -> Result<(), TransportError> {
         self.inner.drain()
     }
 
@@ -100,7 +100,7 @@ struct Recording<'a> {
 }
 
 impl Connect for Recording<'_> {
-    fn connect(&self) -> Result<Box<dyn Transport + Send>, AdapterError> {
+    fn connect(&self) -> Result<Box<dyn Transport + Send>, TransportError> {
         Ok(Box::new(Recorder {
             inner: self.target.connect()?,
             log: Arc::clone(&self.log),
@@ -147,7 +147,7 @@ fn replay(
     jobs: usize,
 ) -> anyhow::Result<Duration> {
     let started = Instant::now();
-    let results = on_workers(sessions, jobs, |w, rx| -> Result<(), AdapterError> {
+    let results = on_workers(sessions, jobs, |w, rx| -> Result<(), TransportError> {
         let mut child = ProcessTransport::spawn(config)?;
         for (n, batches) in rx.iter().enumerate() {
             let session = format!("{w}-{n}");
@@ -239,7 +239,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     };
     let jobs = options.jobs();
     // Started as `rbv run` starts them: under the launcher.
-    let launcher = crate::adapter::launch::launcher();
+    let launcher = crate::transport::launch::launcher();
     let mut reference = ProcessConfig::new(self_adapter(None, false)?);
     reference.launcher.clone_from(&launcher);
     let mut echo = ProcessConfig::new(self_adapter(None, true)?);
@@ -396,7 +396,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapter::InProcess;
+    use crate::transport::InProcess;
 
     /// The reference with a stderr of its own, as a child would have.
     struct Noisy(InProcess);
@@ -410,7 +410,7 @@ mod tests {
             &mut self,
             session: &str,
             bodies: Vec<RequestBody>,
-        ) -> Result<Vec<Observation>, AdapterError> {
+        ) -> Result<Vec<Observation>, TransportError> {
             self.0.exchange(session, bodies)
         }
 

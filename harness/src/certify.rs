@@ -33,10 +33,10 @@
 //! dropped after an error verdict. `rbv run --impl` on the adapter binary
 //! remains the run that earns a published certificate (PROTOCOL.md §5.1).
 
-use crate::adapter::sdk::{Factory, SdkInProcess};
 use crate::case::{execute, load_dir, load_files, Case, Suite};
 use crate::reporting::{build_report, RunRecord};
 use crate::runner::RunOutcome;
+use crate::transport::sdk::{Factory, SdkInProcess};
 use crate::transport::Identity;
 use crate::verdict::Verdict;
 use crate::worker::CaseResult;

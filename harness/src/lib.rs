@@ -1,7 +1,6 @@
 //! rbv: a conformance suite and fuzzing harness for the portable risk-band
 //! vocabulary of agent plugins.
 
-pub mod adapter;
 pub mod bench;
 pub mod bounds;
 pub mod case;

@@ -6,9 +6,9 @@
 //! not (a failure or an error). Each case runs under its own profile, as
 //! `rbv run` runs the reference.
 
-use crate::adapter::Target;
 use crate::case::Case;
 use crate::runner::{profile_groups, RunOptions};
+use crate::transport::Target;
 use crate::verdict::Verdict;
 use crate::worker::run_pool;
 use rbv_reference::Mutant;

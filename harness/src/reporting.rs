@@ -330,7 +330,7 @@ pub fn into_report(mut run: RunRecord) -> Report {
 /// `report.summary.run_failed`.
 pub fn write_report(dir: &Path, run: &RunRecord) -> anyhow::Result<Report> {
     let report = build_report(run);
-    let _unit = crate::adapter::interrupt::defer_exit();
+    let _unit = crate::transport::interrupt::defer_exit();
     rbv_report::write_all(&report, dir)
         .with_context(|| format!("writing the report into {}", dir.display()))?;
     Ok(report)

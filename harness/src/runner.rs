@@ -1,9 +1,9 @@
 //! Selection, scheduling and collection of one run.
 
-use crate::adapter::{Connect, Target};
 use crate::case::requirements::condition_value;
 use crate::case::Case;
 use crate::transport::Identity;
+use crate::transport::{Connect, Target};
 use crate::verdict::{FailKind, Verdict};
 use crate::worker::{run_pool, CaseResult};
 use rbv_reference::Profile;
@@ -63,7 +63,7 @@ fn run_chosen(chosen: &[&Case], connect: &dyn Connect, options: &RunOptions) -> 
     let pool = run_pool(chosen, connect, options.jobs(), options.deadline);
     let elapsed = started.elapsed();
     // Every implementation is gone: whatever is left under rbv is an orphan.
-    crate::adapter::interrupt::reap_orphans(Duration::from_millis(200));
+    crate::transport::interrupt::reap_orphans(Duration::from_millis(200));
     let mut results = pool.results;
     let mut ran: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
     let mut wanted: Vec<&str> = chosen.iter().map(|c| c.id.as_str()).collect();

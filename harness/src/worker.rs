@@ -1,9 +1,9 @@
 //! The worker pool: persistent connections, each case in a fresh session,
 //! a connection replaced after any error, and every case ending exactly once.
 
-use crate::adapter::Connect;
 use crate::case::{execute, Case, Exchange};
-use crate::transport::{AdapterError, Identity, Transport};
+use crate::transport::Connect;
+use crate::transport::{Identity, Transport, TransportError};
 use crate::verdict::{ErrorKind, ErrorVerdict, Verdict};
 use crossbeam_channel::unbounded;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -54,7 +54,7 @@ pub fn run_pool(
     drop(job_tx);
     let (result_tx, result_rx) = unbounded::<(usize, CaseResult)>();
     let identity: Mutex<Option<Identity>> = Mutex::new(None);
-    let last_connect_error: Mutex<Option<AdapterError>> = Mutex::new(None);
+    let last_connect_error: Mutex<Option<TransportError>> = Mutex::new(None);
 
     let work = |worker: usize| {
         let (job_rx, result_tx) = (job_rx.clone(), result_tx.clone());
@@ -193,7 +193,7 @@ pub fn run_pool(
         .into_inner()
         .unwrap_or_else(|e| e.into_inner());
     for index in job_rx.try_iter() {
-        let error = error.clone().unwrap_or_else(|| AdapterError {
+        let error = error.clone().unwrap_or_else(|| TransportError {
             kind: ErrorKind::Crash,
             message: "no worker could start the implementation".into(),
             line: None,
@@ -212,7 +212,7 @@ pub fn run_pool(
     }
 }
 
-fn error_verdict(e: AdapterError) -> ErrorVerdict {
+fn error_verdict(e: TransportError) -> ErrorVerdict {
     ErrorVerdict {
         kind: e.kind,
         step: None,
@@ -238,7 +238,9 @@ fn broke_after(result: &mut CaseResult, e: ErrorVerdict) {
     crate::bounds::bound_result(&mut result.verdict, result.exchanges.as_mut());
 }
 
-fn connect_with_retries(connect: &dyn Connect) -> Result<Box<dyn Transport + Send>, AdapterError> {
+fn connect_with_retries(
+    connect: &dyn Connect,
+) -> Result<Box<dyn Transport + Send>, TransportError> {
     let mut last = None;
     for attempt in 0..CONNECT_ATTEMPTS {
         if attempt > 0 {
@@ -272,7 +274,7 @@ fn past_deadline(case: &Case) -> CaseResult {
 }
 
 /// The verdict of a case whose implementation could not be started.
-fn unreached(case: &Case, error: &AdapterError, connect: &dyn Connect) -> CaseResult {
+fn unreached(case: &Case, error: &TransportError, connect: &dyn Connect) -> CaseResult {
     let verdict = Verdict::Error(ErrorVerdict {
         kind: error.kind,
         step: None,
@@ -355,10 +357,10 @@ mod tests {
             &mut self,
             session: &str,
             bodies: Vec<RequestBody>,
-        ) -> Result<Vec<Observation>, AdapterError> {
+        ) -> Result<Vec<Observation>, TransportError> {
             self.exchanges += 1;
             if self.fail_every > 0 && self.exchanges.is_multiple_of(self.fail_every) {
-                return Err(AdapterError {
+                return Err(TransportError {
                     kind: ErrorKind::Timeout,
                     message: "scripted".into(),
                     line: None,
@@ -395,9 +397,9 @@ mod tests {
     }
 
     impl Connect for Scripts {
-        fn connect(&self) -> Result<Box<dyn Transport + Send>, AdapterError> {
+        fn connect(&self) -> Result<Box<dyn Transport + Send>, TransportError> {
             if self.connects.fetch_add(1, Ordering::SeqCst) >= self.allowed {
-                return Err(AdapterError {
+                return Err(TransportError {
                     kind: ErrorKind::Crash,
                     message: "refused".into(),
                     line: None,

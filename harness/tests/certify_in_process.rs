@@ -1,4 +1,4 @@
-//! The example client of rbv-adapter (`adapter/examples/policy_client`),
+//! The example client of rbv-adapter (`adapters/rust/examples/policy_client`),
 //! certified in process the way a client team certifies theirs: one trial
 //! per case, `cargo test -p rbv --test certify_in_process -- tokens/`
 //! runs one area. A whole run must also earn what the example claims:
@@ -7,7 +7,7 @@
 
 // The example's client code itself, not a copy: the binary serves it on
 // stdio (`harness/tests/certify_stdio.rs`), this test links it in.
-#[path = "../../adapter/examples/policy_client/client/mod.rs"]
+#[path = "../../adapters/rust/examples/policy_client/client/mod.rs"]
 mod client;
 
 use libtest_mimic::Arguments;
@@ -15,7 +15,7 @@ use rbv::certify::Certification;
 use rbv_report::{CapabilityStatus, Level};
 
 fn main() {
-    // The one-line route of adapter/README.md type-checks for the example
+    // The one-line route of adapters/rust/README.md type-checks for the example
     // (this `main` needs the report, so it spells the route out instead).
     let _readme_route: fn() -> ! = rbv::certify::main::<client::PolicyClient>;
     let args = Arguments::from_args();

@@ -4,14 +4,14 @@
 //! `cargo nextest run` runs each case in a process of its own.
 //!
 //! Listing loads the cases and spawns nothing. Running a case borrows an
-//! idle `rbv adapter` child (or starts one) and gives it back afterwards, so
+//! idle `rbv serve` child (or starts one) and gives it back afterwards, so
 //! that `cargo test` uses a few persistent children, not one per case. A
 //! case written for another profile (`profile:`) borrows a child started
 //! with that profile, so that no case is skipped for its profile.
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
-use rbv::adapter::{ProcessConfig, ProcessTransport};
 use rbv::case::{execute, load_dir, Case};
+use rbv::transport::{ProcessConfig, ProcessTransport};
 use rbv::verdict::Verdict;
 use rbv_reference::Profile;
 use std::collections::BTreeMap;
@@ -49,10 +49,7 @@ fn profile_flags(case: &Case) -> String {
 }
 
 fn config(flags: &str) -> ProcessConfig {
-    ProcessConfig::new(format!(
-        "exec '{}' adapter{flags}",
-        env!("CARGO_BIN_EXE_rbv")
-    ))
+    ProcessConfig::new(format!("exec '{}' serve{flags}", env!("CARGO_BIN_EXE_rbv")))
 }
 
 fn give_back(flags: String, child: ProcessTransport) {

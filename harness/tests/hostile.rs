@@ -25,9 +25,9 @@ mod verdicts;
 #[path = "hostile/writes.rs"]
 mod writes;
 
-use rbv::adapter::{ProcessConfig, Target};
 use rbv::case::{load_files, Suite};
 use rbv::runner::{run, RunOptions, RunOutcome};
+use rbv::transport::{ProcessConfig, Target};
 use rbv::verdict::{ErrorKind, Verdict};
 use rustix::process::{kill_process, test_kill_process, Pid, Signal};
 use std::io::Read;

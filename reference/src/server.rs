@@ -46,6 +46,11 @@ impl Reference {
         }
     }
 
+    /// The mutant served, if it is not the reference itself.
+    pub fn mutant(&self) -> Option<Mutant> {
+        self.mutant
+    }
+
     /// The profile every answer follows.
     pub fn settings(&self) -> &Profile {
         &self.settings

@@ -8,7 +8,7 @@
 //! reports and [`diff`] the changes between two runs.
 
 pub mod baseline;
-pub mod certify;
+pub mod certificate;
 pub mod compare;
 pub mod diff;
 pub mod files;

@@ -1,4 +1,4 @@
-//! Scores and requirement status; the levels are in [`crate::certify`].
+//! Scores and requirement status; the levels are in [`crate::certificate`].
 //!
 //! Scores and levels judge the implementation, not the run: they use each
 //! case's actual verdict, so a baseline of known failures never buys a
@@ -63,7 +63,7 @@ pub fn precision(cases: &[CaseResult]) -> Score {
 
 /// Everything derived from the cases; the level comes from the
 /// certification per capability (see [`crate::certify`]).
-pub fn summarize(cases: &[CaseResult], cert: crate::certify::Outcome) -> Summary {
+pub fn summarize(cases: &[CaseResult], cert: crate::certificate::Outcome) -> Summary {
     let mut counts = Counts::default();
     let mut by_label = BTreeMap::new();
     for case in cases {

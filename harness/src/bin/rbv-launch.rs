@@ -1,4 +1,4 @@
-//! `rbv-launch CMD`: what `rbv launch CMD` does (see `rbv::adapter::launch`),
+//! `rbv-launch CMD`: what `rbv launch CMD` does (see `rbv::transport::launch`),
 //! in a binary of its own that links only the launcher. rbv starts one per
 //! implementation it runs, and `--spawn-per-case` one per worker, as a
 //! fork server (`--serve`): the exec of this small binary costs a fraction
@@ -13,9 +13,9 @@ fn main() -> ExitCode {
         .map(|a| a.into_string())
         .collect();
     match &args[..] {
-        [Ok(command)] => rbv::adapter::launch::run(command),
-        [Ok(serve), Ok(command)] if serve == rbv::adapter::launch::SERVE => {
-            rbv::adapter::fork_server::serve(command)
+        [Ok(command)] => rbv::transport::launch::run(command),
+        [Ok(serve), Ok(command)] if serve == rbv::transport::launch::SERVE => {
+            rbv::transport::fork_server::serve(command)
         }
         _ => {
             eprintln!("usage: rbv-launch [--serve] CMD (rbv starts it; see `rbv run --help`)");

@@ -2,11 +2,11 @@
 //! against the reference, a mutant, or any implementation.
 
 use super::duration::parse_duration;
-use crate::adapter::{Connect, ProcessConfig, Target as AdapterTarget};
 use crate::fuzz::driver::{drive_with, Options};
 use crate::fuzz::group::Group;
 use crate::fuzz::promote::{promote, today};
 use crate::fuzz::{targets, InProcess, OverTransport, Subject, TARGETS};
+use crate::transport::{Connect, ProcessConfig, Target as AdapterTarget};
 use crate::verdict::FailKind;
 use anyhow::{anyhow, bail, Context};
 use rbv_protocol::Capability;
@@ -123,9 +123,9 @@ fn subject(args: &SubjectArgs) -> anyhow::Result<Box<dyn Subject>> {
         config.timeout = args.timeout;
         if !args.no_pin {
             // Before the spawn: the child inherits it.
-            crate::adapter::affinity::pin_current_thread_here();
+            crate::transport::affinity::pin_current_thread_here();
         }
-        config.launcher = crate::adapter::launch::launcher();
+        config.launcher = crate::transport::launch::launcher();
         let target = AdapterTarget::Process(config);
         let transport = target
             .connect()

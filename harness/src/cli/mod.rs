@@ -3,9 +3,8 @@
 //!
 //! Exit codes: 0 all passed (skips allowed), 1 a failure or an error of the
 //! implementation, 2 a usage or harness error, 128 + the signal's number
-//! on SIGINT, SIGTERM or SIGHUP (see `adapter::interrupt`).
+//! on SIGINT, SIGTERM or SIGHUP (see `transport::interrupt`).
 
-pub mod adapter;
 pub mod cases;
 pub mod duration;
 pub mod fuzz;
@@ -18,6 +17,7 @@ pub mod output;
 pub mod report_cmds;
 pub mod rules;
 pub mod run;
+pub mod serve;
 pub mod show;
 
 use clap::{Parser, Subcommand};
@@ -52,7 +52,7 @@ pub enum Command {
     /// Serve the built-in reference on stdin/stdout (what `rbv run` starts
     /// without `--impl`).
     #[command(hide = true)]
-    Adapter(adapter::AdapterArgs),
+    Serve(serve::ServeArgs),
     /// Start an implementation in a session of its own, killed with
     /// everything it started when rbv dies (what `rbv run` starts).
     #[command(hide = true)]
@@ -92,11 +92,11 @@ pub const EXIT_HARNESS: u8 = 2;
 /// Parses the arguments and runs the command.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    // The adapter and the launcher are themselves children: their parent
+    // The reference served and the launcher are themselves children: their parent
     // decides when they die.
-    if !matches!(cli.command, Command::Adapter(_) | Command::Launch { .. }) {
-        crate::adapter::interrupt::install();
-        crate::adapter::interrupt::become_subreaper();
+    if !matches!(cli.command, Command::Serve(_) | Command::Launch { .. }) {
+        crate::transport::interrupt::install();
+        crate::transport::interrupt::become_subreaper();
     }
     let result = match cli.command {
         Command::Run(args) => run::run(args),
@@ -104,11 +104,11 @@ pub fn main() -> ExitCode {
         Command::Show(args) => show::run(args),
         Command::Lint(args) => lint::run(args),
         Command::Rules(args) => rules::run(args),
-        Command::Adapter(args) => adapter::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Launch { serve, command } => {
             return match serve {
-                true => crate::adapter::fork_server::serve(&command),
-                false => crate::adapter::launch::run(&command),
+                true => crate::transport::fork_server::serve(&command),
+                false => crate::transport::launch::run(&command),
             }
         }
         Command::Bench(args) => crate::bench::run(args),

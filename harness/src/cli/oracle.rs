@@ -178,7 +178,7 @@ fn shell(
                 let mut v = serde_json::json!({"line": line, "observed": o,
                     "effects": o.has_effects()});
                 if let Some(band) = band {
-                    let verdict = crate::oracle::shell::verdict(&o, band);
+                    let verdict = crate::oracle::shell::confirm(&o, band);
                     v["verdict"] = serde_json::json!({"band": band, "label": verdict.label(),
                         "text": verdict.to_string()});
                 }

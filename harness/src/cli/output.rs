@@ -314,7 +314,7 @@ fn answer_lines(exchanges: Option<&[Exchange]>, step: usize) -> Vec<String> {
     if !answers.is_empty() {
         lines.push(format!(
             "answer: {}",
-            terminal(&crate::adapter::lines::truncate(&answers.join(" "), 600))
+            terminal(&crate::transport::lines::truncate(&answers.join(" "), 600))
         ));
     }
     lines
@@ -329,7 +329,7 @@ fn compact_request(exchange: &Exchange) -> String {
         .and_then(|t| t.as_str().map(str::to_owned))
         .unwrap_or_default();
     // The case file and the implementation's token are untrusted text.
-    terminal(&crate::adapter::lines::truncate(
+    terminal(&crate::transport::lines::truncate(
         &format!("{kind} {value}"),
         300,
     ))

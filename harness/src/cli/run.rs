@@ -4,10 +4,10 @@ use super::cases::CasesArgs;
 use super::duration::parse_duration;
 use super::output::{render, Style};
 use super::{EXIT_FAILED, EXIT_HARNESS};
-use crate::adapter::{Connect, ProcessConfig, Target};
 use crate::fuzz::{campaign, InProcess, OverTransport, Subject};
 use crate::reporting::{self, RunRecord};
 use crate::runner::{self, RunOptions, Summary};
+use crate::transport::{Connect, ProcessConfig, Target};
 use clap::Args;
 use rbv_reference::{Mutant, Profile};
 use std::path::PathBuf;
@@ -22,7 +22,7 @@ pub struct RunArgs {
     #[arg(long = "impl", value_name = "CMD", env = "RBV_IMPL")]
     pub implementation: Option<String>,
     /// Run a mutant of the built-in reference (not with --impl).
-    #[arg(long, value_name = "NAME", value_parser = super::adapter::parse_mutant, conflicts_with = "implementation")]
+    #[arg(long, value_name = "NAME", value_parser = super::serve::parse_mutant, conflicts_with = "implementation")]
     pub mutant: Option<Mutant>,
     #[command(flatten)]
     pub cases: CasesArgs,
@@ -123,7 +123,7 @@ pub fn self_adapter_with(
     profile: &Profile,
 ) -> anyhow::Result<String> {
     let exe = std::env::current_exe()?;
-    let mut command = format!("exec {} adapter", shell_quote(&exe.to_string_lossy()));
+    let mut command = format!("exec {} serve", shell_quote(&exe.to_string_lossy()));
     if let Some(m) = mutant {
         command.push_str(&format!(" --mutant {m}"));
     }
@@ -160,7 +160,7 @@ impl RunArgs {
         config.timeout = self.timeout;
         config.deadline = self.deadline_at;
         // Under `rbv launch`: a session of its own, killed when rbv dies.
-        config.launcher = crate::adapter::launch::launcher();
+        config.launcher = crate::transport::launch::launcher();
         if self.validate_protocol {
             config.validate = Some(protocol_validator());
         }
@@ -222,7 +222,7 @@ impl RunArgs {
         }
         // Before the spawn, which inherits it: the fuzzer and the child take
         // strict turns, and a turn across CPUs costs a wakeup (`rbv fuzz`).
-        crate::adapter::affinity::pin_current_thread_here();
+        crate::transport::affinity::pin_current_thread_here();
         let mut config = self.process_config(&Profile::default())?;
         // The campaign caps its own time by the deadline (`campaign::Plan`):
         // a request cut off by it would read as the implementation's failure.
@@ -359,7 +359,7 @@ fn campaign_lines(c: &rbv_report::model::Campaign) -> Vec<String> {
     lines
 }
 
-fn protocol_validator() -> crate::adapter::Validate {
+fn protocol_validator() -> crate::transport::Validate {
     let validator = rbv_protocol::schema::ProtocolValidator::new();
     std::sync::Arc::new(move |value| validator.validate_response(value))
 }
@@ -445,7 +445,7 @@ pub fn run(mut args: RunArgs) -> anyhow::Result<ExitCode> {
         let report = reporting::into_report(record);
         if let Some(dir) = &args.report {
             let written = {
-                let _unit = crate::adapter::interrupt::defer_exit();
+                let _unit = crate::transport::interrupt::defer_exit();
                 rbv_report::write_all(&report, dir)
             };
             if let Err(e) = written {

@@ -62,7 +62,7 @@ pub fn artifact_hash(bytes: &[u8]) -> (String, String) {
 }
 
 impl Finding {
-    /// The generator family and the oracle's reason (the rule broken, and
+    /// The generator family and the property's reason (the rule broken, and
     /// which way): what the driver shrinks a bounded number of times.
     pub fn key(&self) -> (&str, &str, FailKind) {
         (&self.family, self.requirement, self.kind)

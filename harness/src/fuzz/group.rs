@@ -1,6 +1,6 @@
 //! One finding per bug: the distinct findings of a run (`Outcome::found`,
 //! each a shrunk case) grouped by what the implementation got wrong
-//! (`Finding::bug`: the rule the oracle judged broken, which way, and the
+//! (`Finding::bug`: the rule the property judged broken, which way, and the
 //! answer's difference from the expected one; the generator families its
 //! findings came from are listed, not keyed on). `rbv fuzz`
 //! shows one representative per group with its size ("24 findings, 1

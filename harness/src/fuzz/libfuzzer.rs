@@ -5,7 +5,7 @@
 use super::finding::Finding;
 use super::subject::{InProcess, OverTransport, Subject};
 use super::targets::{Check, Target};
-use crate::adapter::Connect;
+use crate::transport::Connect;
 use rbv_protocol::Capability;
 use rbv_reference::Mutant;
 
@@ -59,12 +59,13 @@ impl LibFuzzerSubject {
             "RBV_IMPL and RBV_MUTANT name two subjects: set one"
         );
         // Before the spawn, so that the child shares the CPU (see
-        // `adapter::affinity`).
-        crate::adapter::affinity::pin_current_thread_here();
-        let transport =
-            crate::adapter::Target::Process(crate::adapter::ProcessConfig::new(command.clone()))
-                .connect()
-                .unwrap_or_else(|e| panic!("RBV_IMPL: cannot start `{command}`: {}", e.message));
+        // `transport::affinity`).
+        crate::transport::affinity::pin_current_thread_here();
+        let transport = crate::transport::Target::Process(crate::transport::ProcessConfig::new(
+            command.clone(),
+        ))
+        .connect()
+        .unwrap_or_else(|e| panic!("RBV_IMPL: cannot start `{command}`: {}", e.message));
         let subject = OverTransport::new(transport);
         if let Some(missing) = needs.iter().find(|c| !subject.claims(**c)) {
             panic!(

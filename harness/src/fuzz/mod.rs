@@ -1,5 +1,6 @@
-//! Fuzzing: generators that build inputs whose right answer is known, oracles
-//! that judge an implementation's answer, and targets that tie them together.
+//! Fuzzing: generators that build inputs whose right answer is known, properties
+//! that judge an implementation's answer (beside the outside oracles of
+//! `crate::oracle`, which confirm a finding), and targets that tie them together.
 //!
 //! Every target is `fn(&mut Unstructured, &mut dyn Subject) ->
 //! arbitrary::Result<Option<Finding>>`. The cargo-fuzz targets in `fuzz/`
@@ -14,10 +15,10 @@ pub mod gen;
 pub mod group;
 pub mod libfuzzer;
 pub mod minimize;
-pub mod oracle_manifest;
-pub mod oracle_protocol;
-pub mod oracle_secrets;
 pub mod promote;
+pub mod property_manifest;
+pub mod property_protocol;
+pub mod property_secrets;
 pub mod reach;
 pub mod reach_grammar;
 pub mod reach_map;

@@ -3,9 +3,9 @@
 use super::driver::{drive, Options};
 use super::subject::OverTransport;
 use super::targets::by_name;
-use crate::adapter::InProcess as LinkedIn;
+use crate::transport::InProcess as LinkedIn;
 use crate::transport::Transport;
-use crate::transport::{AdapterError, Identity, Observation};
+use crate::transport::{Identity, Observation, TransportError};
 use rbv_protocol::{RequestBody, ResponseBody};
 use rbv_protocol::{Response, UnsupportedResponse};
 use std::sync::{Arc, Mutex};
@@ -29,7 +29,7 @@ impl Transport for Recording {
         &mut self,
         session: &str,
         bodies: Vec<RequestBody>,
-    ) -> Result<Vec<Observation>, AdapterError> {
+    ) -> Result<Vec<Observation>, TransportError> {
         let kinds = bodies.iter().map(RequestBody::kind).collect();
         self.batches
             .lock()

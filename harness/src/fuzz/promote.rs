@@ -6,8 +6,8 @@
 use super::finding::{artifact_hash, Finding};
 use super::subject::Subject;
 use super::targets::Target;
-use crate::adapter::InProcess;
 use crate::case::{execute, load_files, Case, CATALOGUE, FIXTURES};
+use crate::transport::InProcess;
 use crate::verdict::Verdict;
 use arbitrary::Unstructured;
 use rbv_reference::profile::{Profile, KEYS};
@@ -218,7 +218,7 @@ pub struct PromotedRecord {
 /// Promotes the case `rbv fuzz` recorded for `artifact` without rerunning
 /// the target (the implementation may be fixed by now). The case must be
 /// a fuzz finding of `target` for exactly these bytes, and the reference
-/// must pass it: a case the reference fails is a bug of the oracle or of
+/// must pass it: a case the reference fails is a bug of the property or of
 /// the reference, never a regression test.
 pub fn promote_recorded(
     target: &Target,
@@ -252,11 +252,11 @@ pub fn promote_recorded(
             target.name, case.source.fuzz, case.source.artifact
         ));
     }
-    let mut reference = crate::adapter::InProcess::new(None);
+    let mut reference = crate::transport::InProcess::new(None);
     let run = crate::case::execute(case, &mut reference, "promote");
     if !run.verdict.is_pass() {
         return Err(format!(
-            "the reference does not pass the recorded case ({}): a bug in the reference or the oracle",
+            "the reference does not pass the recorded case ({}): a bug in the reference or the property",
             run.verdict.label()
         ));
     }

@@ -73,14 +73,14 @@ pub trait Subject {
 /// server, called without the envelope's serialization, so that coverage
 /// guidance sees the reference's own branches).
 pub struct InProcess {
-    reference: crate::adapter::InProcess,
+    reference: crate::transport::InProcess,
     next: u64,
 }
 
 impl InProcess {
     pub fn new(mutant: Option<Mutant>) -> Self {
         InProcess {
-            reference: crate::adapter::InProcess::new(mutant),
+            reference: crate::transport::InProcess::new(mutant),
             next: 0,
         }
     }
@@ -118,7 +118,7 @@ impl Subject for InProcess {
     }
 
     fn run_case(&mut self, case: &Case) -> Result<Verdict, String> {
-        let mut reference = crate::adapter::InProcess::new(self.reference.mutant());
+        let mut reference = crate::transport::InProcess::new(self.reference.mutant());
         Ok(execute(case, &mut reference, "rbv-reproduce").verdict)
     }
 
@@ -143,7 +143,7 @@ impl Subject for InProcess {
 pub struct OverTransport {
     transport: Box<dyn Transport + Send>,
     /// How to start the implementation again (`None`: it cannot be).
-    target: Option<Box<crate::adapter::Target>>,
+    target: Option<Box<crate::transport::Target>>,
     /// The transport failure seen since the last `take_failure`.
     failure: Option<String>,
     next: u64,
@@ -170,7 +170,7 @@ impl OverTransport {
     /// An implementation that `target` can start again after a failure.
     pub fn restartable(
         transport: Box<dyn Transport + Send>,
-        target: crate::adapter::Target,
+        target: crate::transport::Target,
     ) -> Self {
         let mut subject = Self::new(transport);
         subject.target = Some(Box::new(target));
@@ -294,7 +294,7 @@ impl Subject for OverTransport {
             return Err("the implementation cannot be restarted".into());
         };
         self.transport =
-            crate::adapter::Connect::connect(target.as_ref()).map_err(|e| e.message)?;
+            crate::transport::Connect::connect(target.as_ref()).map_err(|e| e.message)?;
         self.unreset.clear();
         self.in_exec = 0;
         self.reuse_names = true;

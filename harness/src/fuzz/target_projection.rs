@@ -6,7 +6,7 @@
 //! unknown axes at their most dangerous value, RBV-PRJ-004).
 
 use super::finding::{CaseDraft, Finding};
-use super::oracle_manifest::project;
+use super::property_manifest::project;
 use super::reach::{fire, Tagged};
 use super::req;
 use super::subject::Subject;

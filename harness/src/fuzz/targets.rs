@@ -1,6 +1,6 @@
-//! The fuzz targets: generator → subject → oracle. A transport failure
+//! The fuzz targets: generator → subject → property. A transport failure
 //! (no answer) is the subject's problem, reported by the conformance run:
-//! the oracles judge answers only, except `protocol_decoder`'s, whose
+//! the properties judge answers only, except `protocol_decoder`'s, whose
 //! input is the line an implementation must survive
 //! (`Target::judges_failures`).
 
@@ -292,7 +292,7 @@ pub(super) fn operation(
 
 fn sql_bypass(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
     if subject.claims(Capability::RuleOfTwo) && u.ratio(1, 6)? {
-        return super::oracle_secrets::check_sql(u, subject);
+        return super::property_secrets::check_sql(u, subject);
     }
     let input = gen::sql::input(u)?;
     let mut op = operation(
@@ -348,7 +348,7 @@ fn shell_requirement(families: &[&str]) -> (&'static str, &'static str) {
 
 fn shell_bypass(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
     if subject.claims(Capability::RuleOfTwo) && u.ratio(1, 5)? {
-        return super::oracle_secrets::check(u, subject);
+        return super::property_secrets::check(u, subject);
     }
     // Only to a client that claims the notion: a workspace is sent to
     // no other (PROTOCOL.md §3.1).
@@ -484,7 +484,7 @@ fn fresh_band(subject: &mut dyn Subject, op: Operation) -> Option<Band> {
 // ---------------------------------------------------------------- manifest
 
 fn manifest(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
-    super::oracle_manifest::check(u, subject)
+    super::property_manifest::check(u, subject)
 }
 
 // ---------------------------------------------------------------- robustness
@@ -500,7 +500,7 @@ fn case_loader(u: &mut Unstructured, _subject: &mut dyn Subject) -> Result<Optio
     Ok(None)
 }
 
-/// The implementation's decoder: see `oracle_protocol`.
+/// The implementation's decoder: see `property_protocol`.
 fn protocol_decoder(u: &mut Unstructured, subject: &mut dyn Subject) -> Result<Option<Finding>> {
-    super::oracle_protocol::check(u, subject)
+    super::property_protocol::check(u, subject)
 }

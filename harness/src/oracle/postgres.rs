@@ -66,7 +66,7 @@ impl std::error::Error for OracleError {}
 
 /// What PostgreSQL said about one statement.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct PgVerdict {
+pub struct PgReading {
     /// `ok`, `readonly_violation`, `syntax_error` or `other_error`.
     pub label: &'static str,
     /// The SQLSTATE of the first error, `00000` when none.
@@ -77,7 +77,7 @@ pub struct PgVerdict {
     pub xid_assigned: bool,
 }
 
-impl PgVerdict {
+impl PgReading {
     /// PostgreSQL saw a write or an effect: refused it as one, or saw the
     /// transaction escape or an xid assigned.
     pub fn confirms_write(&self) -> bool {
@@ -307,7 +307,7 @@ impl Cluster {
 
     /// Runs `sql` in a fresh copy of the schema, inside a read-only
     /// transaction, and reports what PostgreSQL did.
-    pub fn judge(&self, sql: &str) -> Result<PgVerdict, OracleError> {
+    pub fn judge(&self, sql: &str) -> Result<PgReading, OracleError> {
         // psql would read a backslash outside quotes as a meta-command
         // (`\\! cmd` runs a shell): such statements are not judged at all.
         if sql.contains('\\') {
@@ -380,7 +380,7 @@ fn expect_success(what: &str, out: &Output) -> Result<(), OracleError> {
 /// Reads psql's output: the first `ERROR:  XXXXX` is the statement's
 /// SQLSTATE; the line after `rbv-after` tells whether the transaction is
 /// still read-only and whether an xid was assigned.
-fn parse(stdout: &str, stderr: &str) -> PgVerdict {
+fn parse(stdout: &str, stderr: &str) -> PgReading {
     let sqlstate = stderr
         .lines()
         .filter_map(|l| l.split("ERROR:").nth(1))
@@ -405,7 +405,7 @@ fn parse(stdout: &str, stderr: &str) -> PgVerdict {
         "42601" => "syntax_error",
         _ => "other_error",
     };
-    PgVerdict {
+    PgReading {
         label,
         sqlstate,
         escaped_readonly_txn: escaped,

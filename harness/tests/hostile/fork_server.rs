@@ -5,8 +5,8 @@
 
 use super::processes::{fake_command_without_sh, session_leader};
 use super::*;
-use rbv::adapter::fork_server::ForkServer;
-use rbv::adapter::tree::descendants_of;
+use rbv::transport::fork_server::ForkServer;
+use rbv::transport::tree::descendants_of;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::ExitStatusExt;
 

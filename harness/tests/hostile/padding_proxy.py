@@ -2,7 +2,7 @@
 """An adapter proxy for rbv's memory benchmark (stdlib only).
 
 Usage: padding_proxy.py [--message] BYTES COMMAND...: runs COMMAND (an
-adapter, e.g. `rbv adapter`) and passes rbv's requests to it unchanged.
+adapter, e.g. `rbv serve`) and passes rbv's requests to it unchanged.
 To every answer but the handshake it adds a legal extra key `padding` of
 BYTES bytes, which the protocol lets an implementation send and rbv must
 not keep; with `--message` it replaces every such answer by an

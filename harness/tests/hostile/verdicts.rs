@@ -204,7 +204,7 @@ fn pipelined_answers_out_of_order_are_matched_by_id() {
     // on a transport of its own, for its whole record.
     let case = suite.case("hostile/pipelined").expect("the case");
     let target = Target::Process(fake("reverse", Duration::from_secs(5)));
-    let mut transport = rbv::adapter::Connect::connect(&target).expect("the fake starts");
+    let mut transport = rbv::transport::Connect::connect(&target).expect("the fake starts");
     let run = rbv::case::execute(case, transport.as_mut(), "pipelined");
     assert!(run.verdict.is_pass(), "{:?}", run.verdict);
     // Each answer is paired with its own request: only the first asks

@@ -22,9 +22,9 @@ fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// `rbv adapter` claiming only `claim`.
+/// `rbv serve` claiming only `claim`.
 fn reference_claiming(claim: &str) -> String {
-    format!("'{}' adapter --claim {claim}", env!("CARGO_BIN_EXE_rbv"))
+    format!("'{}' serve --claim {claim}", env!("CARGO_BIN_EXE_rbv"))
 }
 
 fn report(dir: &Path) -> Value {

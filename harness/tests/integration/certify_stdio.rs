@@ -1,4 +1,4 @@
-//! The example adapter of rbv-adapter (`adapter/examples/policy_client`),
+//! The example adapter of rbv-adapter (`adapters/rust/examples/policy_client`),
 //! built as the binary a client team ships and certified over stdio by
 //! `rbv run --impl`, with every answer checked against the protocol's
 //! schemas: the route `certify_in_process.rs` takes in process must earn

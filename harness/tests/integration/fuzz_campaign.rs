@@ -4,11 +4,11 @@
 //! takes Precise away from the capability it bypasses. The reference keeps
 //! Precise under the same campaign, and a bad budget is a usage error.
 
-use rbv::adapter::{Connect, InProcess};
 use rbv::fuzz::{campaign, OverTransport};
 use rbv::reporting::{build_report, RunRecord};
 use rbv::runner::{self, RunOptions};
-use rbv::transport::{AdapterError, Identity, Observation, RawObservation, Transport};
+use rbv::transport::{Connect, InProcess};
+use rbv::transport::{Identity, Observation, RawObservation, Transport, TransportError};
 use rbv_protocol::{OperationKind, RequestBody, Response};
 use rbv_report::{CapabilityStatus, Level, Report, BASE};
 use serde_json::Value;
@@ -62,10 +62,10 @@ impl Transport for Learned {
         &mut self,
         session: &str,
         bodies: Vec<RequestBody>,
-    ) -> Result<Vec<Observation>, AdapterError> {
+    ) -> Result<Vec<Observation>, TransportError> {
         let unseen: Vec<bool> = bodies.iter().map(|b| self.unseen(b)).collect();
         if self.dies && unseen.contains(&true) {
-            return Err(AdapterError {
+            return Err(TransportError {
                 kind: rbv::verdict::ErrorKind::Crash,
                 message: "the child exited".into(),
                 line: None,
@@ -88,7 +88,7 @@ impl Transport for Learned {
         Ok(out)
     }
 
-    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, AdapterError> {
+    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, TransportError> {
         self.reference.raw(session, template)
     }
 
@@ -96,7 +96,7 @@ impl Transport for Learned {
         &mut self,
         session: &str,
         template: &str,
-    ) -> Result<RawObservation, AdapterError> {
+    ) -> Result<RawObservation, TransportError> {
         self.reference.before_handshake(session, template)
     }
 }
@@ -108,7 +108,7 @@ struct LearnedConnect {
 }
 
 impl Connect for LearnedConnect {
-    fn connect(&self) -> Result<Box<dyn Transport + Send>, AdapterError> {
+    fn connect(&self) -> Result<Box<dyn Transport + Send>, TransportError> {
         Ok(Box::new(Learned {
             reference: InProcess::new(None),
             seen: self.seen.clone(),

@@ -179,7 +179,7 @@ fn findings_are_deduplicated_capped_and_promotable_after_a_fix() {
 /// `fragile_adapter.py MODE` in front of rbv's own adapter.
 fn fragile(mode: &str) -> String {
     format!(
-        "python3 {} {mode} -- {} adapter",
+        "python3 {} {mode} -- {} serve",
         root()
             .join("harness/tests/hostile/fragile_adapter.py")
             .display(),

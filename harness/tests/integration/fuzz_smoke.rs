@@ -216,8 +216,8 @@ fn stored_corpora_and_regression_artifacts_replay_clean_on_the_reference() {
 /// mutant that produced the finding, and keeps the artifact bytes.
 #[test]
 fn a_promoted_finding_passes_on_the_reference_and_fails_on_its_mutant() {
-    use rbv::adapter::in_process::InProcess as InProcessTransport;
     use rbv::fuzz::promote::promote;
+    use rbv::transport::in_process::InProcess as InProcessTransport;
     let root = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(root.path().join("cases")).unwrap();
     std::fs::write(root.path().join("cases/REQUIREMENTS.yaml"), catalogue()).unwrap();
@@ -276,7 +276,7 @@ fn the_libfuzzer_entry_fuzzes_an_implementation_named_by_rbv_impl() {
     use rbv::fuzz::driver::artifact;
     use rbv::fuzz::libfuzzer::LibFuzzerSubject;
     let target = &targets::TOKEN_BINDING;
-    let adapter = |extra: &str| format!("{} adapter{extra}", env!("CARGO_BIN_EXE_rbv"));
+    let adapter = |extra: &str| format!("{} serve{extra}", env!("CARGO_BIN_EXE_rbv"));
     let first_finding = |subject: &LibFuzzerSubject| {
         (0..300u64).find(|&i| {
             matches!(

@@ -16,6 +16,7 @@ mod certify_stdio;
 mod ci_examples;
 mod cli;
 mod cli_fuzz;
+mod code_map;
 mod escapes;
 mod fuzz_campaign;
 mod fuzz_output;

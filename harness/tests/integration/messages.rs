@@ -2,9 +2,9 @@
 //! expectation and observation of every planted mutant's failures, run
 //! over the whole corpus.
 
-use rbv::adapter::Target;
 use rbv::case::load_dir;
 use rbv::runner::{run, RunOptions};
+use rbv::transport::Target;
 use rbv::verdict::Verdict;
 use rbv_reference::Mutant;
 

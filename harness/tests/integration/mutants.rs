@@ -3,9 +3,9 @@
 //! reference itself fails none. Runs in process (the protocol path is
 //! covered by the conformance test); prints what caught each mutant.
 
-use rbv::adapter::Target;
 use rbv::case::{load_dir, Suite};
 use rbv::runner::{run, RunOptions, Summary};
+use rbv::transport::Target;
 use rbv::verdict::Verdict;
 use rbv_reference::{Mutant, Profile};
 use std::collections::BTreeSet;

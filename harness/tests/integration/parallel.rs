@@ -2,10 +2,10 @@
 //! --all-mutants`) gives what the sequential work gives, whatever the
 //! number of threads and whichever task ends first.
 
-use rbv::adapter::Target;
 use rbv::case::{self, LoadError, Suite};
 use rbv::mutation::{kills, verdicts, Kills, CHUNK};
 use rbv::runner::{run_per_profile, RunOptions};
+use rbv::transport::Target;
 use rbv::verdict::Verdict;
 use rbv_reference::Mutant;
 use std::collections::BTreeMap;

@@ -25,7 +25,7 @@ fn python() -> Option<&'static str> {
 fn run_fragile(mode: &str, extra: &[&str]) -> (Option<i32>, String) {
     let rbv = env!("CARGO_BIN_EXE_rbv");
     let script = root().join("harness/tests/hostile/fragile_adapter.py");
-    let command = format!("python3 {} {mode} -- {rbv} adapter", script.display());
+    let command = format!("python3 {} {mode} -- {rbv} serve", script.display());
     let out = Command::new(rbv)
         .args(["run", "--filter", "protocol/", "--timeout", "10s", "--impl"])
         .arg(&command)
@@ -204,7 +204,7 @@ fn fuzz_decoder(command: &str) -> (Option<i32>, String) {
 #[test]
 fn the_decoder_target_fuzzes_the_implementation_not_rbv() {
     let rbv = env!("CARGO_BIN_EXE_rbv");
-    let (code, out) = fuzz_decoder(&format!("{rbv} adapter"));
+    let (code, out) = fuzz_decoder(&format!("{rbv} serve"));
     assert_eq!(code, Some(0), "the reference has no finding:\n{out}");
     if python().is_none() {
         eprintln!("SKIPPED: no python3 to run the fragile adapter");
@@ -213,7 +213,7 @@ fn the_decoder_target_fuzzes_the_implementation_not_rbv() {
     let script = root().join("harness/tests/hostile/fragile_adapter.py");
     for (mode, requirement) in [("bad-json", "RBV-PRO-001"), ("unknown-type", "RBV-PRO-001")] {
         let (code, out) = fuzz_decoder(&format!(
-            "python3 {} {mode} -- {rbv} adapter",
+            "python3 {} {mode} -- {rbv} serve",
             script.display()
         ));
         assert_ne!(code, Some(0), "{mode}: no finding:\n{out}");

@@ -3,10 +3,10 @@
 //! shows. Without /usr/bin/chromium the test says SKIP loudly and passes;
 //! CI installs Chromium.
 
-use rbv::adapter::Target;
 use rbv::case::load_dir;
 use rbv::reporting::{self, RunRecord};
 use rbv::runner::{run, RunOptions};
+use rbv::transport::Target;
 use rbv_reference::Mutant;
 use rbv_report::render::escape;
 use std::path::{Path, PathBuf};

@@ -1,10 +1,10 @@
 //! From a real run to a report: the reference and a mutant of it run in
 //! process, their reports are written, compared, diffed and baselined.
 
-use rbv::adapter::Target;
 use rbv::case::{load_dir, Suite};
 use rbv::reporting::{self, RunRecord};
 use rbv::runner::{run, RunOptions, RunOutcome};
+use rbv::transport::Target;
 use rbv_reference::Mutant;
 use rbv_report::model::{Level, SkipCause, Verdict};
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 //! user namespaces refused), the live tests are SKIPPED LOUDLY, unless
 //! `RBV_REQUIRE_SANDBOX` is set (a CI that knows it has one).
 
-use rbv::oracle::shell::{verdict, ChangeKind, Observation, Sandbox, Verdict};
+use rbv::oracle::shell::{confirm, ChangeKind, Confirmation, Observation, Sandbox};
 use rbv_protocol::Band;
 use std::process::Command;
 
@@ -51,7 +51,7 @@ fn rm_runs_and_deletes_and_a_read_changes_nothing() {
             ("/home/user/data/c.txt", ChangeKind::Deleted),
         ]
     );
-    let v = verdict(&rm, Band::Auto);
+    let v = confirm(&rm, Band::Auto);
     assert!(v.confirmed(), "{v}");
     assert!(v.to_string().contains("deleted 4 paths"), "{v}");
 
@@ -60,8 +60,8 @@ fn rm_runs_and_deletes_and_a_read_changes_nothing() {
     assert_eq!(programs(&cat), ["cat notes.txt data/a.txt"], "{cat:?}");
     assert!(cat.changes.is_empty(), "{cat:?}");
     assert!(cat.output.starts_with("meeting notes\n"), "{cat:?}");
-    assert_eq!(verdict(&cat, Band::Auto).label(), "not_confirmed");
-    assert!(verdict(&cat, Band::Escalate).confirmed());
+    assert_eq!(confirm(&cat, Band::Auto).label(), "not_confirmed");
+    assert!(confirm(&cat, Band::Escalate).confirmed());
 }
 
 #[test]
@@ -73,7 +73,7 @@ fn builtins_run_for_real_and_substitutions_are_seen() {
         changed(&redirect),
         [("/home/user/out.txt", ChangeKind::Created)]
     );
-    assert!(verdict(&redirect, Band::Auto).confirmed());
+    assert!(confirm(&redirect, Band::Auto).confirmed());
 
     let hidden = sb.observe("$(printf rm) -f notes.txt").unwrap();
     assert_eq!(programs(&hidden), ["rm -f notes.txt"], "{hidden:?}");
@@ -116,7 +116,7 @@ fn curl_is_logged_and_the_network_is_out_of_reach() {
     let curl = sb.observe("curl http://x").unwrap();
     assert_eq!(programs(&curl), ["curl http://x"]);
     assert!(!curl.ran[0].real, "curl is a stub");
-    let v = verdict(&curl, Band::Auto);
+    let v = confirm(&curl, Band::Auto);
     assert!(v.to_string().contains("network program"), "{v}");
 
     // A listener on the host's loopback: the sandbox has a loopback of its
@@ -144,8 +144,8 @@ fn endless_lines_are_killed_at_the_time_limit() {
     let looped = sb.observe("while :; do :; done").unwrap();
     assert!(looped.timed_out && looped.exit == 137, "{looped:?}");
     assert!(matches!(
-        verdict(&looped, Band::Auto),
-        Verdict::Inconclusive(_)
+        confirm(&looped, Band::Auto),
+        Confirmation::Inconclusive(_)
     ));
     let bomb = sb.observe(":(){ :|:& };:").unwrap();
     assert!(bomb.timed_out, "{bomb:?}");

@@ -34,7 +34,7 @@ impl Report {
             implementation,
             requirements,
             cases,
-            summary: crate::score::summarize(&[], crate::certify::certify(&[], &[], None)),
+            summary: crate::score::summarize(&[], crate::certificate::certify(&[], &[], None)),
             baseline: None,
             started: rfc3339(started),
             duration_ms: round_ms(duration_ms),
@@ -83,7 +83,7 @@ impl Report {
             Some(c) => self.cases.iter().chain(c.results()).cloned().collect(),
             None => Vec::new(),
         };
-        let cert = crate::certify::certify(
+        let cert = crate::certificate::certify(
             if self.campaign.is_some() {
                 &judged
             } else {

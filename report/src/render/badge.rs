@@ -65,7 +65,7 @@ pub fn render(report: &Report) -> String {
         Some(_) => format!("{label}: {msg}"),
         None => format!(
             "{label}: {msg} · {}",
-            crate::certify::levels(&report.summary.certification, &report.cases)
+            crate::certificate::levels(&report.summary.certification, &report.cases)
         ),
     };
     let (l, m, title) = (escape(label), escape(&msg), escape(&title));

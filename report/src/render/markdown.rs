@@ -154,7 +154,7 @@ fn body(report: &Report) -> String {
 /// What the run certifies, the certified levels first (a partial run:
 /// no level).
 fn level_line(report: &Report) -> String {
-    let levels = crate::certify::levels(&report.summary.certification, &report.cases);
+    let levels = crate::certificate::levels(&report.summary.certification, &report.cases);
     format!("**{}**", cell(&levels))
 }
 

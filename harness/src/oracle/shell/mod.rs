@@ -23,12 +23,12 @@
 //! namespace mapping the caller to root, the line keeps that uid without
 //! capabilities.
 
+mod confirmation;
 mod observe;
 mod programs;
-mod verdict;
 
+pub use confirmation::{confirm, Confirmation};
 pub use observe::{Change, ChangeKind, Observation, Run};
-pub use verdict::{verdict, Verdict};
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -226,8 +226,8 @@ pub fn judge(
     sandbox: &Sandbox,
     line: &str,
     band: rbv_protocol::Band,
-) -> Result<Verdict, SandboxError> {
-    Ok(verdict(&sandbox.observe(line)?, band))
+) -> Result<Confirmation, SandboxError> {
+    Ok(confirm(&sandbox.observe(line)?, band))
 }
 
 fn read_capped(

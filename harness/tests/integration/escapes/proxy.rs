@@ -3,8 +3,8 @@
 //! `type`) and may rewrite it, answer it itself, send the reference other
 //! requests first, or edit the reference's answer.
 
-use rbv::adapter::InProcess;
-use rbv::transport::{AdapterError, Identity, Observation, RawObservation, Transport};
+use rbv::transport::InProcess;
+use rbv::transport::{Identity, Observation, RawObservation, Transport, TransportError};
 use rbv_protocol::{Request, Response};
 use serde_json::{json, Value};
 
@@ -109,7 +109,7 @@ impl Transport for Proxy {
         &self.identity
     }
 
-    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, AdapterError> {
+    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, TransportError> {
         self.inner.reference.raw(session, template)
     }
 
@@ -117,7 +117,7 @@ impl Transport for Proxy {
         &mut self,
         session: &str,
         template: &str,
-    ) -> Result<RawObservation, AdapterError> {
+    ) -> Result<RawObservation, TransportError> {
         self.inner.reference.before_handshake(session, template)
     }
 
@@ -125,7 +125,7 @@ impl Transport for Proxy {
         &mut self,
         session: &str,
         bodies: Vec<rbv_protocol::RequestBody>,
-    ) -> Result<Vec<Observation>, AdapterError> {
+    ) -> Result<Vec<Observation>, TransportError> {
         let mut out = Vec::new();
         for body in bodies {
             let request: Value = serde_json::from_str(&body.typed_json()).unwrap();

@@ -6,8 +6,8 @@
 //! family must fail against its defect and pass against the reference.
 
 use super::*;
-use rbv::adapter::InProcess;
-use rbv::transport::{AdapterError, Identity, Observation, Transport};
+use rbv::transport::InProcess;
+use rbv::transport::{Identity, Observation, Transport, TransportError};
 use rbv::verdict::Verdict;
 use rbv_protocol::{Request, RequestBody, Response};
 use serde_json::{json, Value};
@@ -59,7 +59,7 @@ impl Transport for Defect {
         &mut self,
         session: &str,
         bodies: Vec<RequestBody>,
-    ) -> Result<Vec<Observation>, AdapterError> {
+    ) -> Result<Vec<Observation>, TransportError> {
         let inner_session = if self.one_session { "global" } else { session };
         let mut out = Vec::new();
         for body in bodies {

@@ -2,7 +2,7 @@
 //! directions, skips, captures, concurrency and protocol errors.
 
 use super::*;
-use rbv::transport::{AdapterError, Identity, Observation, Transport};
+use rbv::transport::{Identity, Observation, Transport, TransportError};
 use rbv::verdict::{ErrorKind, FailKind, Verdict};
 use rbv_protocol::{HandshakeResponse, ImplementationInfo, RequestBody, Response};
 use serde_json::{json, Value};
@@ -46,7 +46,7 @@ impl Transport for Fake {
         &mut self,
         session: &str,
         bodies: Vec<RequestBody>,
-    ) -> Result<Vec<Observation>, AdapterError> {
+    ) -> Result<Vec<Observation>, TransportError> {
         let mut out = Vec::new();
         for body in bodies {
             let request = rbv_protocol::Request {
@@ -471,8 +471,12 @@ impl Transport for Broken {
     fn identity(&self) -> &Identity {
         &self.0
     }
-    fn exchange(&mut self, _: &str, _: Vec<RequestBody>) -> Result<Vec<Observation>, AdapterError> {
-        Err(AdapterError {
+    fn exchange(
+        &mut self,
+        _: &str,
+        _: Vec<RequestBody>,
+    ) -> Result<Vec<Observation>, TransportError> {
+        Err(TransportError {
             kind: ErrorKind::Crash,
             message: "exited".into(),
             line: None,

@@ -4,8 +4,8 @@
 //! thing): named sessions, `same`/`differs`, and value matchers in `match`.
 
 use super::*;
-use rbv::adapter::InProcess;
-use rbv::transport::{AdapterError, Identity, Observation, Transport};
+use rbv::transport::InProcess;
+use rbv::transport::{Identity, Observation, Transport, TransportError};
 use rbv::verdict::{FailKind, Verdict};
 use rbv_protocol::{RequestBody, Response};
 use serde_json::Value;
@@ -46,7 +46,7 @@ impl Transport for Proxy {
         &mut self,
         session: &str,
         bodies: Vec<RequestBody>,
-    ) -> Result<Vec<Observation>, AdapterError> {
+    ) -> Result<Vec<Observation>, TransportError> {
         self.seen
             .extend(std::iter::repeat_n(session.to_owned(), bodies.len()));
         let inner_session = if self.one_session { "global" } else { session };

@@ -1,7 +1,7 @@
 //! The server's side: `rbv-launch --serve CMD` (or `rbv launch --serve`).
 
 use super::{MAX_MESSAGE, MAX_WAIT_MILLIS};
-use crate::adapter::launch;
+use crate::transport::launch;
 use rustix::event::{poll, PollFd, PollFlags};
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendFlags};
 use rustix::process::{kill_process, kill_process_group, waitpid, Pid, Signal, WaitOptions};

@@ -1,4 +1,4 @@
-//! The secrets oracle (RBV-SH-014 on the shell, RBV-SQL-017 in SQL): an
+//! The secrets property (RBV-SH-014 on the shell, RBV-SQL-017 in SQL): an
 //! input that touches secrets sets Rule-of-Two's sensitive-data boolean,
 //! which no band shows alone. The probe records a state change, then
 //! evaluates the input: two of three must escalate, and a neighbour that

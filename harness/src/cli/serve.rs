@@ -1,4 +1,4 @@
-//! `rbv adapter`: the built-in reference on stdin/stdout, so that `rbv run`
+//! `rbv serve`: the built-in reference on stdin/stdout, so that `rbv run`
 //! without `--impl` exercises the real protocol path; `--echo` is the raw
 //! floor of the benchmark.
 
@@ -14,7 +14,7 @@ use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
 #[derive(Debug, Args)]
-pub struct AdapterArgs {
+pub struct ServeArgs {
     /// Serve this mutant of the reference instead.
     #[arg(long, value_name = "NAME", value_parser = parse_mutant)]
     pub mutant: Option<Mutant>,
@@ -57,7 +57,7 @@ pub fn parse_mutant(name: &str) -> Result<Mutant, String> {
     name.parse()
 }
 
-pub fn run(args: AdapterArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let stdin = io::stdin().lock();
     let stdout = io::stdout().lock();
     let profile = profile_of(&args.profile)?;

@@ -1,4 +1,4 @@
-//! The `protocol_decoder` target's oracle: the implementation's own decoder
+//! The `protocol_decoder` target's property: the implementation's own decoder
 //! against malformed and edge request lines (PROTOCOL.md §2, §5), and rbv's
 //! answer decoder against the same text.
 

@@ -3,7 +3,9 @@
 //! runs, as text both ways, so that a case judges exactly the lines the
 //! adapter binary would have written. `rbv::certify` runs the suite on it.
 
-use crate::transport::{fill_raw, AdapterError, Identity, Observation, RawObservation, Transport};
+use crate::transport::{
+    fill_raw, Identity, Observation, RawObservation, Transport, TransportError,
+};
 use crate::verdict::ErrorKind;
 use rbv_adapter::{Dispatcher, Implementation};
 use rbv_protocol::{HandshakeRequest, Request, RequestBody, Response, PROTOCOL_VERSION};
@@ -21,8 +23,8 @@ pub struct SdkInProcess<I: Implementation> {
     next_id: u64,
 }
 
-fn protocol_error(message: String, line: Option<String>) -> AdapterError {
-    AdapterError {
+fn protocol_error(message: String, line: Option<String>) -> TransportError {
+    TransportError {
         kind: ErrorKind::Protocol,
         message,
         line,
@@ -31,8 +33,8 @@ fn protocol_error(message: String, line: Option<String>) -> AdapterError {
 }
 
 /// An answer line as the process transport would have read it.
-fn observe(line: String) -> Result<Observation, AdapterError> {
-    let value: serde_json::Value = serde_json::from_str(&line).map_err(|e| AdapterError {
+fn observe(line: String) -> Result<Observation, TransportError> {
+    let value: serde_json::Value = serde_json::from_str(&line).map_err(|e| TransportError {
         kind: ErrorKind::Garbage,
         message: format!("the answer is not JSON: {e}"),
         line: Some(line.clone()),
@@ -62,7 +64,7 @@ fn handshake_line(id: u64) -> String {
 fn shake<I: Implementation>(
     dispatcher: &mut Dispatcher<I>,
     id: u64,
-) -> Result<Identity, AdapterError> {
+) -> Result<Identity, TransportError> {
     let line = dispatcher.handle_line(&handshake_line(id));
     match observe(line.clone())?.response {
         Ok(Response {
@@ -78,7 +80,7 @@ fn shake<I: Implementation>(
 
 impl<I: Implementation> SdkInProcess<I> {
     /// A fresh instance from `factory`, after its handshake.
-    pub fn connect(factory: Factory<I>) -> Result<Self, AdapterError> {
+    pub fn connect(factory: Factory<I>) -> Result<Self, TransportError> {
         let mut dispatcher = Dispatcher::new(factory());
         let identity = shake(&mut dispatcher, 0)?;
         Ok(SdkInProcess {
@@ -87,6 +89,29 @@ impl<I: Implementation> SdkInProcess<I> {
             identity,
             next_id: 0,
         })
+    }
+
+    /// One request answered without the envelope's serialization: for a
+    /// fuzzer, whose coverage guidance should see the implementation's
+    /// branches rather than the JSON codec's.
+    pub fn call(&mut self, session: &str, body: RequestBody) -> Response {
+        let id = self.next();
+        self.dispatcher.handle(Request {
+            id,
+            session: session.to_owned(),
+            body,
+        })
+    }
+
+    /// Drops every session's state: a long-running caller that never
+    /// reuses a session name (a fuzzer) keeps memory flat with it.
+    pub fn forget_sessions(&mut self) {
+        self.dispatcher.forget_sessions();
+    }
+
+    /// The implementation served.
+    pub fn implementation(&self) -> &I {
+        self.dispatcher.implementation()
     }
 
     fn next(&mut self) -> u64 {
@@ -104,7 +129,7 @@ impl<I: Implementation> Transport for SdkInProcess<I> {
         &mut self,
         session: &str,
         bodies: Vec<RequestBody>,
-    ) -> Result<Vec<Observation>, AdapterError> {
+    ) -> Result<Vec<Observation>, TransportError> {
         let mut answers = Vec::with_capacity(bodies.len());
         for body in bodies {
             let id = self.next();
@@ -128,7 +153,7 @@ impl<I: Implementation> Transport for SdkInProcess<I> {
         Ok(answers)
     }
 
-    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, AdapterError> {
+    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, TransportError> {
         let sent = fill_raw(template, self.next(), session);
         let answer = observe(self.dispatcher.handle_line(&sent))?;
         Ok(RawObservation { sent, answer })
@@ -138,7 +163,7 @@ impl<I: Implementation> Transport for SdkInProcess<I> {
         &mut self,
         session: &str,
         template: &str,
-    ) -> Result<RawObservation, AdapterError> {
+    ) -> Result<RawObservation, TransportError> {
         let mut fresh = Dispatcher::new((self.factory)());
         let sent = fill_raw(template, 1, session);
         let answer = observe(fresh.handle_line(&sent))?;

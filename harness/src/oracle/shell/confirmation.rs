@@ -12,7 +12,7 @@ use std::fmt;
 
 /// The sandbox's word on the band an implementation gave a line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Confirmation {
     /// The world disagrees with the band: `auto` for a line with effects,
     /// or a prompt for a line that had none.
     Confirmed(String),
@@ -25,28 +25,28 @@ pub enum Verdict {
     Inconclusive(String),
 }
 
-impl Verdict {
+impl Confirmation {
     pub fn confirmed(&self) -> bool {
-        matches!(self, Verdict::Confirmed(_))
+        matches!(self, Confirmation::Confirmed(_))
     }
 
     pub fn label(&self) -> &'static str {
         match self {
-            Verdict::Confirmed(_) => "confirmed",
-            Verdict::NotConfirmed(_) => "not_confirmed",
-            Verdict::AboveAuto(_) => "above_auto",
-            Verdict::Inconclusive(_) => "inconclusive",
+            Confirmation::Confirmed(_) => "confirmed",
+            Confirmation::NotConfirmed(_) => "not_confirmed",
+            Confirmation::AboveAuto(_) => "above_auto",
+            Confirmation::Inconclusive(_) => "inconclusive",
         }
     }
 }
 
-impl fmt::Display for Verdict {
+impl fmt::Display for Confirmation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Verdict::Confirmed(t)
-            | Verdict::NotConfirmed(t)
-            | Verdict::AboveAuto(t)
-            | Verdict::Inconclusive(t) => f.write_str(t),
+            Confirmation::Confirmed(t)
+            | Confirmation::NotConfirmed(t)
+            | Confirmation::AboveAuto(t)
+            | Confirmation::Inconclusive(t) => f.write_str(t),
         }
     }
 }
@@ -172,26 +172,26 @@ impl Observation {
 
 /// The sandbox's word on `band`, which an implementation gave the line
 /// that `o` observed.
-pub fn verdict(o: &Observation, band: Band) -> Verdict {
+pub fn confirm(o: &Observation, band: Band) -> Confirmation {
     let killed = o.killed();
     match (band == Band::Auto, o.has_effects()) {
-        (true, true) => Verdict::Confirmed(format!(
+        (true, true) => Confirmation::Confirmed(format!(
             "bash confirms a bypass: answered auto, but the line {}{killed}",
             o.effects()
         )),
-        (_, false) if o.timed_out => Verdict::Inconclusive(format!(
+        (_, false) if o.timed_out => Confirmation::Inconclusive(format!(
             "bash cannot settle it: the line ran past the time limit and was killed; until then it {}",
             o.quiet()
         )),
-        (true, false) => Verdict::NotConfirmed(format!(
+        (true, false) => Confirmation::NotConfirmed(format!(
             "bash does not confirm a bypass: the line {}",
             o.quiet()
         )),
-        (false, false) => Verdict::Confirmed(format!(
+        (false, false) => Confirmation::Confirmed(format!(
             "bash confirms a needless {band}: the line {} (the sandbox does not see what a read reveals)",
             o.quiet()
         )),
-        (false, true) => Verdict::AboveAuto(format!(
+        (false, true) => Confirmation::AboveAuto(format!(
             "bash sees effects, so a band above auto is right (it cannot tell soft-ack from escalate): the line {}{killed}",
             o.effects()
         )),
@@ -238,26 +238,26 @@ mod tests {
                 ("/home/user/data/c.txt", ChangeKind::Deleted),
             ],
         );
-        let v = verdict(&o, Band::Auto);
+        let v = confirm(&o, Band::Auto);
         assert!(v.confirmed(), "{v}");
         assert_eq!(
             v.to_string(),
             "bash confirms a bypass: answered auto, but the line ran `rm -rf data` and deleted 4 paths (/home/user/data, /home/user/data/a.txt, /home/user/data/b.txt and 1 more)"
         );
-        assert_eq!(verdict(&o, Band::Escalate).label(), "above_auto");
+        assert_eq!(confirm(&o, Band::Escalate).label(), "above_auto");
     }
 
     #[test]
     fn a_read_is_not_a_bypass_and_its_prompt_is_needless() {
         let o = seen(vec![run("cat", &["notes.txt"], true)], &[]);
-        let v = verdict(&o, Band::Auto);
+        let v = confirm(&o, Band::Auto);
         assert_eq!(
             v,
-            Verdict::NotConfirmed(
+            Confirmation::NotConfirmed(
                 "bash does not confirm a bypass: the line ran only cat and changed no file".into()
             )
         );
-        let v = verdict(&o, Band::SoftAck);
+        let v = confirm(&o, Band::SoftAck);
         assert!(
             v.confirmed() && v.to_string().contains("needless soft-ack"),
             "{v}"
@@ -268,24 +268,24 @@ mod tests {
     fn a_stub_or_a_missing_program_is_an_effect_but_sleep_is_not() {
         // A read-only name that did not really run is only a stub.
         let cat_stub = seen(vec![run("cat", &["x"], false)], &[]);
-        assert!(verdict(&cat_stub, Band::Auto).confirmed());
+        assert!(confirm(&cat_stub, Band::Auto).confirmed());
         let curl = seen(vec![run("curl", &["http://x"], false)], &[]);
-        let v = verdict(&curl, Band::Auto);
+        let v = confirm(&curl, Band::Auto);
         assert!(
             v.to_string().contains("`curl http://x` (a network program"),
             "{v}"
         );
         let mut frob = run("frob", &[], false);
         frob.installed = false;
-        let v = verdict(&seen(vec![frob], &[]), Band::Auto);
+        let v = confirm(&seen(vec![frob], &[]), Band::Auto);
         assert!(v.to_string().contains("not installed"), "{v}");
-        assert!(!verdict(&seen(vec![run("sleep", &["1"], false)], &[]), Band::Auto).confirmed());
+        assert!(!confirm(&seen(vec![run("sleep", &["1"], false)], &[]), Band::Auto).confirmed());
     }
 
     #[test]
     fn a_builtin_write_is_an_effect_without_a_program() {
         let o = seen(vec![], &[("/home/user/out.txt", ChangeKind::Created)]);
-        let v = verdict(&o, Band::Auto);
+        let v = confirm(&o, Band::Auto);
         assert!(v.confirmed());
         assert!(
             v.to_string()
@@ -298,10 +298,10 @@ mod tests {
     fn a_timeout_without_effects_is_inconclusive_and_with_effects_still_confirms() {
         let mut o = seen(vec![], &[]);
         o.timed_out = true;
-        assert_eq!(verdict(&o, Band::Auto).label(), "inconclusive");
-        assert_eq!(verdict(&o, Band::Escalate).label(), "inconclusive");
+        assert_eq!(confirm(&o, Band::Auto).label(), "inconclusive");
+        assert_eq!(confirm(&o, Band::Escalate).label(), "inconclusive");
         o.ran.push(run("rm", &["x"], true));
-        let v = verdict(&o, Band::Auto);
+        let v = confirm(&o, Band::Auto);
         assert!(v.confirmed() && v.to_string().contains("killed"), "{v}");
     }
 
@@ -310,7 +310,7 @@ mod tests {
         let mut o = seen(vec![], &[]);
         o.parsed = false;
         assert_eq!(
-            verdict(&o, Band::Auto).to_string(),
+            confirm(&o, Band::Auto).to_string(),
             "bash does not confirm a bypass: the line does not parse (bash -n), and ran no program and changed no file"
         );
     }
@@ -321,7 +321,7 @@ mod tests {
             vec![run("rm", &["-f", "a b\x1b[2J\u{202e}"], true)],
             &[("/home/user/x\ny", ChangeKind::Created)],
         );
-        let text = verdict(&o, Band::Auto).to_string();
+        let text = confirm(&o, Band::Auto).to_string();
         assert!(!text.chars().any(rbv_report::text::is_hostile), "{text:?}");
         assert!(text.contains("`rm -f 'a b\\x1b[2J\\u{202e}'`"), "{text}");
     }

@@ -252,8 +252,8 @@ mod tests {
     fn what_sh_would_only_exec_is_split_into_its_words() {
         let split = |w: &[&str]| Some(w.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>());
         assert_eq!(
-            exec_only("exec '/a b/rbv' adapter --profile x=y"),
-            split(&["/a b/rbv", "adapter", "--profile", "x=y"])
+            exec_only("exec '/a b/rbv' serve --profile x=y"),
+            split(&["/a b/rbv", "serve", "--profile", "x=y"])
         );
         assert_eq!(
             exec_only("  ./impl\t'' a'b'c  "),

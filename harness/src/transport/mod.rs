@@ -1,11 +1,70 @@
-//! The seam between executing a case and reaching an implementation.
-//! `case::execute` speaks to a `Transport`; the process adapter, the
-//! spawn-per-case adapter and the in-process reference implement it.
+//! The seam between executing a case and reaching an implementation, and
+//! every way to reach one: `case::execute` speaks to a [`Transport`]; a
+//! persistent child ([`process`]), a child per case ([`spawn_per_case`]),
+//! the fork server and an implementation linked in ([`sdk`], of which the
+//! reference's [`in_process`] is one) implement it.
+
+pub mod affinity;
+pub mod fork_server;
+pub mod in_process;
+pub mod interrupt;
+pub mod launch;
+pub mod lines;
+pub mod process;
+pub mod sdk;
+pub mod spawn_per_case;
+pub mod tree;
+
+pub use in_process::InProcess;
+pub use process::{ProcessConfig, ProcessTransport, Validate};
+pub use sdk::SdkInProcess;
+pub use spawn_per_case::SpawnPerCase;
 
 use crate::verdict::ErrorKind;
 use rbv_protocol::{Capability, HandshakeResponse, RequestBody, Response};
+use rbv_reference::{Mutant, Profile};
 use serde_json::Value;
 use std::collections::BTreeSet;
+
+/// What the runner connects each worker to.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// One persistent child per worker, restarted after an error.
+    Process(ProcessConfig),
+    /// A fresh child for every case.
+    SpawnPerCase(ProcessConfig),
+    /// The reference (or a mutant) linked in, with a profile.
+    InProcess(Option<Mutant>, Profile),
+}
+
+/// A fresh connection, one per worker (and again after an error).
+pub trait Connect: Sync {
+    fn connect(&self) -> Result<Box<dyn Transport + Send>, TransportError>;
+
+    /// What is connected to, for messages.
+    fn describe(&self) -> String;
+}
+
+impl Connect for Target {
+    fn connect(&self) -> Result<Box<dyn Transport + Send>, TransportError> {
+        Ok(match self {
+            Target::Process(config) => Box::new(ProcessTransport::spawn(config)?),
+            Target::SpawnPerCase(config) => Box::new(SpawnPerCase::spawn(config)?),
+            Target::InProcess(mutant, profile) => {
+                Box::new(InProcess::with_profile(*mutant, *profile))
+            }
+        })
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Target::Process(c) => c.command.clone(),
+            Target::SpawnPerCase(c) => format!("{} (a child per case)", c.command),
+            Target::InProcess(None, _) => "rbv-reference (in process)".into(),
+            Target::InProcess(Some(m), _) => format!("rbv-reference+mutant:{m} (in process)"),
+        }
+    }
+}
 
 /// What an implementation said about itself in its handshake.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,8 +119,8 @@ pub fn fill_raw(template: &str, id: u64, session: &str) -> String {
         .replace("$SESSION", session)
 }
 
-fn no_raw(what: &str) -> AdapterError {
-    AdapterError {
+fn no_raw(what: &str) -> TransportError {
+    TransportError {
         kind: ErrorKind::Protocol,
         message: format!("this connection cannot send {what}"),
         line: None,
@@ -71,7 +130,7 @@ fn no_raw(what: &str) -> AdapterError {
 
 /// A failure to get answers at all. It becomes the case's error verdict.
 #[derive(Clone, Debug, PartialEq)]
-pub struct AdapterError {
+pub struct TransportError {
     pub kind: ErrorKind,
     pub message: String,
     pub line: Option<String>,
@@ -91,7 +150,7 @@ pub trait Transport {
         &mut self,
         session: &str,
         bodies: Vec<RequestBody>,
-    ) -> Result<Vec<Observation>, AdapterError>;
+    ) -> Result<Vec<Observation>, TransportError>;
 
     /// A new case starts: the requests that follow belong to it (in its own
     /// session and the sessions it names). Only a transport that gives each
@@ -102,7 +161,7 @@ pub trait Transport {
     /// id and `session`) as one line, exactly as written, and returns the
     /// next line the implementation answers, whatever its id: nothing else
     /// is in flight. The caller judges the answer's envelope.
-    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, AdapterError> {
+    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, TransportError> {
         let _ = (session, template);
         Err(no_raw("raw lines"))
     }
@@ -115,7 +174,7 @@ pub trait Transport {
         &mut self,
         session: &str,
         template: &str,
-    ) -> Result<RawObservation, AdapterError> {
+    ) -> Result<RawObservation, TransportError> {
         let _ = (session, template);
         Err(no_raw("a line before the handshake"))
     }
@@ -132,7 +191,7 @@ pub trait Transport {
     /// Called after each case: an answer that arrived since the case's
     /// last one (a duplicate, or one nobody asked for) is that case's
     /// protocol error. Never waits.
-    fn drain(&mut self) -> Result<(), AdapterError> {
+    fn drain(&mut self) -> Result<(), TransportError> {
         Ok(())
     }
 
@@ -155,7 +214,7 @@ pub trait Transport {
     /// The connection's last case is over: whatever the implementation
     /// writes from now until its output ends (bounded in time) answers
     /// nothing, and is that case's protocol error.
-    fn settle(&mut self) -> Result<(), AdapterError> {
+    fn settle(&mut self) -> Result<(), TransportError> {
         Ok(())
     }
 }

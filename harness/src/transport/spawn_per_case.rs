@@ -8,7 +8,7 @@
 
 use super::fork_server::ForkServer;
 use super::process::{ProcessConfig, ProcessTransport};
-use crate::transport::{AdapterError, Identity, Observation, RawObservation, Transport};
+use crate::transport::{Identity, Observation, RawObservation, Transport, TransportError};
 use rbv_protocol::RequestBody;
 use std::sync::{Arc, Mutex};
 
@@ -26,7 +26,7 @@ pub struct SpawnPerCase {
 impl SpawnPerCase {
     /// Starts the first child (its handshake gives the identity); it serves
     /// the first case.
-    pub fn spawn(config: &ProcessConfig) -> Result<Self, AdapterError> {
+    pub fn spawn(config: &ProcessConfig) -> Result<Self, TransportError> {
         let mut server = None;
         let first = fresh(config, &mut server)?;
         Ok(SpawnPerCase {
@@ -40,7 +40,7 @@ impl SpawnPerCase {
 
     /// The child serving the current case: a fresh one once a case began
     /// after the running child served another.
-    fn child(&mut self) -> Result<&mut ProcessTransport, AdapterError> {
+    fn child(&mut self) -> Result<&mut ProcessTransport, TransportError> {
         if self.stale || self.current.is_none() {
             // Kill the previous case's child before starting the next one.
             self.current = None;
@@ -59,7 +59,7 @@ impl SpawnPerCase {
 fn fresh(
     config: &ProcessConfig,
     server: &mut Option<Arc<Mutex<ForkServer>>>,
-) -> Result<ProcessTransport, AdapterError> {
+) -> Result<ProcessTransport, TransportError> {
     match served(config, server) {
         // The server died after its last answer (the previous child
         // signalled it, say): once more, from a fresh server. A failure
@@ -75,7 +75,7 @@ fn fresh(
 fn served(
     config: &ProcessConfig,
     server: &mut Option<Arc<Mutex<ForkServer>>>,
-) -> Option<Result<ProcessTransport, AdapterError>> {
+) -> Option<Result<ProcessTransport, TransportError>> {
     if !server.as_ref().is_some_and(running) {
         *server = config
             .launcher
@@ -106,11 +106,11 @@ impl Transport for SpawnPerCase {
         &mut self,
         session: &str,
         bodies: Vec<RequestBody>,
-    ) -> Result<Vec<Observation>, AdapterError> {
+    ) -> Result<Vec<Observation>, TransportError> {
         self.child()?.exchange(session, bodies)
     }
 
-    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, AdapterError> {
+    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, TransportError> {
         self.child()?.raw(session, template)
     }
 
@@ -118,7 +118,7 @@ impl Transport for SpawnPerCase {
         &mut self,
         session: &str,
         template: &str,
-    ) -> Result<RawObservation, AdapterError> {
+    ) -> Result<RawObservation, TransportError> {
         ProcessTransport::probe_before_handshake(&self.config, session, template)
     }
 
@@ -126,7 +126,7 @@ impl Transport for SpawnPerCase {
     /// of its connection: settled (stdin closed, its output read to the
     /// end, bounded), what it writes after the case's last answer is this
     /// case's protocol error, not nobody's. Then it is ended.
-    fn drain(&mut self) -> Result<(), AdapterError> {
+    fn drain(&mut self) -> Result<(), TransportError> {
         match self.current.take() {
             Some((true, mut child)) => child.settle(),
             unused => {

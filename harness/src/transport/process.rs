@@ -20,7 +20,7 @@ mod started;
 use super::fork_server::ForkServer;
 use super::interrupt;
 use super::lines::{truncate, Line, LineReader, LineSplitter, Tail, MAX_LINE, SHOWN_PREFIX};
-use crate::transport::{AdapterError, Identity, Observation, RawObservation, Transport};
+use crate::transport::{Identity, Observation, RawObservation, Transport, TransportError};
 use crate::verdict::ErrorKind;
 use crossbeam_channel::{bounded, Receiver};
 use rbv_protocol::{HandshakeRequest, Request, RequestBody, Response, ResponseBody};
@@ -110,7 +110,7 @@ pub struct ProcessTransport {
     validate: Option<Validate>,
     /// Set after any error: the stream may be out of step, so the child is
     /// not asked again.
-    broken: Option<AdapterError>,
+    broken: Option<TransportError>,
     /// A line that answered no request in flight was read (`Transport::stray`).
     stray: bool,
     /// Answers read since the case began (`Transport::begin_case`).
@@ -122,8 +122,8 @@ pub struct ProcessTransport {
     config: ProcessConfig,
 }
 
-fn spawn_error(command: &str, e: io::Error) -> AdapterError {
-    AdapterError {
+fn spawn_error(command: &str, e: io::Error) -> TransportError {
+    TransportError {
         kind: ErrorKind::Crash,
         message: format!("cannot start `sh -c {command}`: {e}"),
         line: None,
@@ -133,7 +133,7 @@ fn spawn_error(command: &str, e: io::Error) -> AdapterError {
 
 impl ProcessTransport {
     /// Starts the child and performs the handshake.
-    pub fn spawn(config: &ProcessConfig) -> Result<Self, AdapterError> {
+    pub fn spawn(config: &ProcessConfig) -> Result<Self, TransportError> {
         let mut transport = Self::start(config)?;
         transport.identity = transport.handshake(&config.harness)?;
         Ok(transport)
@@ -144,7 +144,7 @@ impl ProcessTransport {
     pub fn spawn_served(
         config: &ProcessConfig,
         server: &Arc<Mutex<ForkServer>>,
-    ) -> Result<Self, AdapterError> {
+    ) -> Result<Self, TransportError> {
         let (served, stdin, stdout, stderr) =
             ForkServer::spawn(server).map_err(|e| spawn_error(&config.command, e))?;
         let mut transport = Self::attach(config, Started::Served(served), stdin, stdout, stderr)?;
@@ -153,7 +153,7 @@ impl ProcessTransport {
     }
 
     /// Starts the child; no handshake yet.
-    fn start(config: &ProcessConfig) -> Result<Self, AdapterError> {
+    fn start(config: &ProcessConfig) -> Result<Self, TransportError> {
         let mut command = match &config.launcher {
             Some(launcher) => {
                 // The launcher makes itself a session (and group) leader.
@@ -188,7 +188,7 @@ impl ProcessTransport {
         stdin: ChildStdin,
         stdout: ChildStdout,
         stderr: ChildStderr,
-    ) -> Result<Self, AdapterError> {
+    ) -> Result<Self, TransportError> {
         let abandon = |mut child: Started, e: io::Error| {
             child.end();
             spawn_error(&config.command, e)
@@ -246,7 +246,7 @@ impl ProcessTransport {
         })
     }
 
-    fn handshake(&mut self, harness: &str) -> Result<Identity, AdapterError> {
+    fn handshake(&mut self, harness: &str) -> Result<Identity, TransportError> {
         let body = RequestBody::Handshake(HandshakeRequest {
             protocol_version: rbv_protocol::PROTOCOL_VERSION,
             harness: harness.to_owned(),
@@ -288,7 +288,7 @@ impl ProcessTransport {
     }
 
     /// Records an error: the child will not be asked again.
-    fn fail(&mut self, kind: ErrorKind, message: String, line: Option<&str>) -> AdapterError {
+    fn fail(&mut self, kind: ErrorKind, message: String, line: Option<&str>) -> TransportError {
         let mut message = message;
         if kind == ErrorKind::Crash {
             // The stderr of a dying child is the most useful part of its report.
@@ -297,7 +297,7 @@ impl ProcessTransport {
                 message.push_str(&format!(" ({status})"));
             }
         }
-        let error = AdapterError {
+        let error = TransportError {
             kind,
             message,
             line: line.map(|l| truncate(l, SHOWN_PREFIX)),
@@ -313,7 +313,7 @@ impl ProcessTransport {
 
     /// One received line as JSON, checked against the protocol's schema
     /// when `--validate-protocol` asks for it.
-    fn parse_answer(&mut self, text: &str) -> Result<Value, AdapterError> {
+    fn parse_answer(&mut self, text: &str) -> Result<Value, TransportError> {
         let value: Value = match serde_json::from_str(text) {
             Ok(v) => v,
             Err(e) => {
@@ -335,7 +335,7 @@ impl ProcessTransport {
         text: String,
         session: &str,
         pending: &HashMap<u64, usize>,
-    ) -> Result<(usize, Observation), AdapterError> {
+    ) -> Result<(usize, Observation), TransportError> {
         let value = self.parse_answer(&text)?;
         let id = value.get("id").and_then(Value::as_u64);
         let Some(index) = id.and_then(|id| pending.get(&id).copied()) else {
@@ -373,7 +373,7 @@ impl ProcessTransport {
 
     /// Writes `batch` and returns the next line the child answers (raw
     /// lines go one at a time, so the next line is the answer).
-    fn next_answer(&mut self, batch: &[u8]) -> Result<String, AdapterError> {
+    fn next_answer(&mut self, batch: &[u8]) -> Result<String, TransportError> {
         let mut sent = 0;
         let deadline = Instant::now() + self.timeout;
         self.write_some(batch, &mut sent);
@@ -496,7 +496,7 @@ impl Transport for ProcessTransport {
         &mut self,
         session: &str,
         bodies: Vec<RequestBody>,
-    ) -> Result<Vec<Observation>, AdapterError> {
+    ) -> Result<Vec<Observation>, TransportError> {
         if let Some(error) = &self.broken {
             let mut error = error.clone();
             error.message = format!("the implementation failed earlier: {}", error.message);
@@ -582,7 +582,7 @@ impl Transport for ProcessTransport {
         ProcessTransport::stderr_tail(self)
     }
 
-    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, AdapterError> {
+    fn raw(&mut self, session: &str, template: &str) -> Result<RawObservation, TransportError> {
         self.raw_line(session, template)
     }
 
@@ -590,12 +590,12 @@ impl Transport for ProcessTransport {
         &mut self,
         session: &str,
         template: &str,
-    ) -> Result<RawObservation, AdapterError> {
+    ) -> Result<RawObservation, TransportError> {
         let config = self.config.clone();
         ProcessTransport::probe_before_handshake(&config, session, template)
     }
 
-    fn drain(&mut self) -> Result<(), AdapterError> {
+    fn drain(&mut self) -> Result<(), TransportError> {
         self.unsolicited(LATE)
     }
 
@@ -611,7 +611,7 @@ impl Transport for ProcessTransport {
         self.unreached
     }
 
-    fn settle(&mut self) -> Result<(), AdapterError> {
+    fn settle(&mut self) -> Result<(), TransportError> {
         self.settle_output()
     }
 }

@@ -1,7 +1,7 @@
 //! rbv's side of the fork server.
 
 use super::{MAX_MESSAGE, MAX_WAIT_MILLIS};
-use crate::adapter::{interrupt, launch, tree};
+use crate::transport::{interrupt, launch, tree};
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::net::{
     AddressFamily, RecvFlags, SendAncillaryBuffer, SendAncillaryMessage, SendFlags, SocketFlags,

@@ -1,4 +1,4 @@
-//! The manifest oracle: a plugin that the base specification accepts must
+//! The manifest property: a plugin that the base specification accepts must
 //! load; every entry that breaks the closed vocabulary is ignored (its
 //! operation undeclared, never auto); every valid entry declares its floor;
 //! several entries → the highest; answers are deterministic; `default`
@@ -20,7 +20,7 @@ use rbv_protocol::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// DESIGN.md §2's projection, written out again as the oracle's own copy.
+/// DESIGN.md §2's projection, written out again as the property's own copy.
 pub fn project(r: Reversibility, s: Scope, t: Trust) -> Band {
     match (r, s, t) {
         (Reversibility::Irreversible, _, _) | (_, Scope::External, _) => Band::Escalate,

@@ -4,7 +4,7 @@
 
 use super::super::lines::Line;
 use super::{ProcessConfig, ProcessTransport};
-use crate::transport::{fill_raw, AdapterError, Observation, RawObservation};
+use crate::transport::{fill_raw, Observation, RawObservation, TransportError};
 use crate::verdict::ErrorKind;
 use rbv_protocol::Response;
 use std::time::{Duration, Instant};
@@ -16,16 +16,18 @@ impl ProcessTransport {
         config: &ProcessConfig,
         session: &str,
         template: &str,
-    ) -> Result<RawObservation, AdapterError> {
+    ) -> Result<RawObservation, TransportError> {
         let mut fresh = Self::start(config)?;
         let raw = fresh.raw_line(session, template)?;
-        fresh.handshake(&config.harness).map_err(|e| AdapterError {
-            message: format!(
-                "the handshake after a request before it failed: {}",
-                e.message
-            ),
-            ..e
-        })?;
+        fresh
+            .handshake(&config.harness)
+            .map_err(|e| TransportError {
+                message: format!(
+                    "the handshake after a request before it failed: {}",
+                    e.message
+                ),
+                ..e
+            })?;
         Ok(raw)
     }
 
@@ -34,7 +36,7 @@ impl ProcessTransport {
         &mut self,
         session: &str,
         template: &str,
-    ) -> Result<RawObservation, AdapterError> {
+    ) -> Result<RawObservation, TransportError> {
         if let Some(error) = &self.broken {
             let mut error = error.clone();
             error.message = format!("the implementation failed earlier: {}", error.message);
@@ -61,7 +63,7 @@ impl ProcessTransport {
     /// A line that has arrived by now, before a request or after a case's
     /// last answer (`Transport::drain`): it answers nothing in flight, and
     /// is a protocol error said by `message`. Never waits.
-    pub(super) fn unsolicited(&mut self, message: &str) -> Result<(), AdapterError> {
+    pub(super) fn unsolicited(&mut self, message: &str) -> Result<(), TransportError> {
         if self.broken.is_some() {
             return Ok(());
         }
@@ -90,7 +92,7 @@ impl ProcessTransport {
     /// there answered nothing: an unsolicited or late answer, an endless
     /// flood after the last valid one. A child that neither exits nor
     /// writes is no violation (and is killed when dropped).
-    pub(super) fn settle_output(&mut self) -> Result<(), AdapterError> {
+    pub(super) fn settle_output(&mut self) -> Result<(), TransportError> {
         if self.broken.is_some() {
             return Ok(());
         }

@@ -2,8 +2,8 @@
 //! launcher, or `sh -c` in a group of its own), or one a fork server
 //! started for it (`--spawn-per-case`).
 
-use crate::adapter::fork_server::Served;
-use crate::adapter::{interrupt, tree};
+use crate::transport::fork_server::Served;
+use crate::transport::{interrupt, tree};
 use rustix::process::{kill_process_group, Pid, Signal};
 use std::process::{Child, ExitStatus};
 use std::thread;
