@@ -504,6 +504,8 @@ mod c;
 mod d;
 #[path = "families_e.rs"]
 mod e;
+#[path = "families_f.rs"]
+mod f;
 
 /// Every guarded family, tokens first.
 pub fn all() -> impl Iterator<Item = &'static Family> {
@@ -513,6 +515,7 @@ pub fn all() -> impl Iterator<Item = &'static Family> {
         .chain(c::ALL.iter())
         .chain(d::ALL.iter())
         .chain(e::ALL.iter())
+        .chain(f::ALL.iter())
 }
 
 /// Families the corpus cannot catch under the reference's profile, or

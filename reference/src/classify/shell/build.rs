@@ -204,6 +204,9 @@ fn project_options(name: &str) -> &'static [&'static str] {
         "uv" => &["--directory", "--project"],
         "pip" | "pip3" => &["-e", "--editable"],
         "just" => &["-f", "--justfile", "-d", "--working-directory"],
+        // go-task's pflag options: `-d, --dir` (the directory it runs
+        // from, whose Taskfile it reads) and `-t, --taskfile`.
+        "task" | "go-task" => &["-d", "--dir", "-t", "--taskfile"],
         "bundle" => &["--gemfile"],
         // rake(1): `-f, --rakefile FILE`, `-C, --directory DIR` (change to
         // DIR first), `-I, --libdir DIR` and `-R, --rakelibdir DIR` (where

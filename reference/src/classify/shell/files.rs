@@ -146,7 +146,14 @@ pub fn classify(w: &mut Walker, name: &str, args: &[Arg]) -> Option<Inspection> 
                 .unwrap_or_else(|| write(format!("`{name}` writes workspace files"))),
                 _ => write(format!("`{name}` writes workspace files")),
             };
-            let targets = if name == "install" {
+            // install(1): the destination is `-t DIR` when given, every
+            // operand with `-d`, else the last operand.
+            let named = (name == "install")
+                .then(|| option_arg(name, args, Some("-t"), Some("--target-directory")))
+                .flatten();
+            let targets = if let Some(dir) = named.as_ref() {
+                vec![dir]
+            } else if name == "install" && !has_flag(name, args, Some('d'), &["directory"]) {
                 operands(args).last().copied().into_iter().collect()
             } else {
                 operands(args)
@@ -388,7 +395,7 @@ fn has_owner(name: &str, args: &[Arg]) -> bool {
 
 /// `found`, raised by where the files it writes lie (the workspace
 /// boundary).
-fn writes_to(w: &Walker, what: &str, targets: &[&Arg], found: Inspection) -> Inspection {
+pub(super) fn writes_to(w: &Walker, what: &str, targets: &[&Arg], found: Inspection) -> Inspection {
     targets
         .iter()
         .filter(|_| !w.planted(Mutant::WorkspaceBlind))

@@ -68,6 +68,15 @@ pub(super) fn config_runs_code(key: &str) -> bool {
         || SUFFIX.iter().any(|s| key.ends_with(s))
 }
 
+/// Configuration keys whose value git runs with `sh -c` (git-config(1)).
+fn shell_valued(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    matches!(
+        key.as_str(),
+        "core.pager" | "core.editor" | "sequence.editor" | "core.sshcommand"
+    ) || (key.starts_with("pager.") && key.len() > "pager.".len())
+}
+
 /// Subcommands whose danger depends on their flags: an unresolved
 /// argument could be any flag.
 #[rustfmt::skip]
@@ -167,6 +176,20 @@ fn git_with(
                     .and_then(|(v, resolved)| super::programs::proxy(key, v, resolved))
                 {
                     return found;
+                }
+                // The keys whose value git runs through the shell, as it
+                // runs GIT_PAGER, GIT_EDITOR and their kin (git-config(1):
+                // core.pager, pager.<cmd>, core.editor, sequence.editor,
+                // core.sshCommand): for this one command the value is the
+                // code, judged as the variable's is (`-c core.pager=less`
+                // runs less).
+                if let Some((code, true)) = value.filter(|_| shell_valued(key)) {
+                    if !w.planted(Mutant::ProgramOptionsAsData) {
+                        let mut found = w.nested(code);
+                        found.reasons.push(format!("(run through `git -c {key}`)"));
+                        found = found.join(git_with(w, &args[i + 2..], overrides));
+                        return found;
+                    }
                 }
                 if args.get(i + 1).is_some_and(|v| !v.resolved) || config_runs_code(key) {
                     return unknown(format!(
@@ -598,6 +621,23 @@ fn subcommand(w: &mut Walker, sub: &str, rest: &[Arg]) -> Inspection {
             }) =>
         {
             unknown("`git grep -O` runs a pager program")
+        }
+        // The files these write lie where their option names
+        // (git-format-patch(1) `-o <dir>`, git-archive(1) `-o <file>`):
+        // judged as a redirection's file is, outside the workspace too.
+        "format-patch" | "archive" => {
+            let long = if sub == "archive" {
+                "--output"
+            } else {
+                "--output-directory"
+            };
+            let found = write(format!("`git {sub}` writes workspace files"));
+            match super::argv::option_arg(&format!("git {sub}"), rest, Some("-o"), Some(long)) {
+                Some(out) => {
+                    super::files::writes_to(w, &format!("`git {sub}` writes"), &[&out], found)
+                }
+                None => found,
+            }
         }
         _ if READS.contains(&sub) && has_flag("git", rest, None, &["output"]) => destroy(
             Irreversible,

@@ -84,8 +84,16 @@ pub fn curl(args: &[Arg], mutant: Option<Mutant>) -> Inspection {
                     upload = Some(format!("the method is {method}"));
                 }
             }
-            // `-G` turns `-d` data into the query string of a GET.
-            _ if query && (name.starts_with("--data") || name == "-d") => {}
+            // `-G` turns `-d` data into the query string of a GET: words
+            // written on the line are the request's own query, but a file's
+            // content (`@file`, `--data-urlencode name@file`) leaves in it.
+            _ if query && (name.starts_with("--data") || name == "-d") => {
+                if let Some(file) = query_file(name, value.as_deref().unwrap_or_default()) {
+                    upload = Some(format!(
+                        "`{name}` sends the content of `{file}` in the query"
+                    ));
+                }
+            }
             _ if CURL_UPLOAD.contains(&name) => {
                 upload = Some(format!("`{name}` sends data"));
             }
@@ -103,6 +111,21 @@ pub fn curl(args: &[Arg], mutant: Option<Mutant>) -> Inspection {
     // Judged as URLs of their own: the request lands there.
     urls.extend(reached.iter().map(|host| format!("http://{host}/")));
     transfer("curl", &urls, upload, writes)
+}
+
+/// The file whose content a data option of `curl -G` puts into the query
+/// (curl(1): `@file` reads the data from a file, `-` for standard input;
+/// `--data-urlencode` reads `@file` and `name@file`, deciding by the first
+/// of `@` and `=`, and `--data-raw` takes `@` literally).
+fn query_file<'v>(name: &str, value: &'v str) -> Option<&'v str> {
+    match name {
+        "--data-raw" => None,
+        "--data-urlencode" => {
+            let at = value.find(['@', '='])?;
+            value[at..].strip_prefix('@')
+        }
+        _ => value.strip_prefix('@'),
+    }
 }
 
 /// The hosts a destination option sends the connection to, written as a

@@ -225,12 +225,55 @@ fn wrapper(w: &mut Walker, name: &str, args: &[Arg], stdin: &Stdin) -> Option<In
                 "nice" => &["-n", "--adjustment"],
                 "ionice" => &["-c", "-n", "--class", "--classdata"],
                 "time" => &["-f", "--format", "-o", "--output"],
-                "chrt" | "taskset" | "numactl" => &["-p", "-c", "--cpu-list", "-N", "-m", "-C"],
+                // util-linux's taskset(1): -a, -c (--cpu-list) and -p
+                // (--pid) are flags, and the mask is the first operand;
+                // chrt(1) takes values only for its deadline timings, the
+                // priority is the first operand. numactl(8) has no mask
+                // operand: its policies take the nodes or CPUs as values.
+                "taskset" => &[],
+                "chrt" => &[
+                    "-T",
+                    "--sched-runtime",
+                    "-P",
+                    "--sched-period",
+                    "-D",
+                    "--sched-deadline",
+                ],
+                "numactl" => &[
+                    "-i",
+                    "--interleave",
+                    "-N",
+                    "--cpunodebind",
+                    "-c",
+                    "--cpubind",
+                    "-C",
+                    "--physcpubind",
+                    "-m",
+                    "--membind",
+                    "-p",
+                    "--preferred",
+                    "-P",
+                    "--preferred-many",
+                    "-w",
+                    "--weighted-interleave",
+                ],
                 "caffeinate" => &["-t", "-w"],
                 "strace" | "ltrace" => &["-o", "-e", "-p", "-s", "-u", "-E", "-P", "-a", "-I"],
                 _ => &[],
             };
             let mut rest = after_options(name, args, with_value);
+            let options = &args[..args.len() - rest.len()];
+            if matches!(name, "taskset" | "chrt") && has_flag(name, options, Some('p'), &["pid"]) {
+                // `-p [MASK|PRIO] PID` acts on a running process: with the
+                // one operand it prints that process's setting.
+                return Some(if rest.len() <= 1 {
+                    read(format!("`{name} -p` prints a process's setting"))
+                } else {
+                    privileged(format!(
+                        "`{name} -p` changes a running process's scheduling"
+                    ))
+                });
+            }
             if matches!(name, "taskset" | "chrt") && !rest.is_empty() {
                 rest = &rest[1..]; // the mask or the priority
             }

@@ -311,6 +311,10 @@ impl Parser {
 pub fn long_options(program: &str) -> Option<&'static [&'static str]> {
     match program {
         "pip" | "pip3" => Some(PIP_LONG),
+        "cp" => Some(CP_LONG),
+        "mv" => Some(MV_LONG),
+        "ln" => Some(LN_LONG),
+        "install" => Some(INSTALL_LONG),
         _ => None,
     }
 }
@@ -331,6 +335,42 @@ const PIP_LONG: &[&str] = &[
     "exists-action", "trusted-host", "cert", "client-cert", "cache-dir",
     "no-cache-dir", "disable-pip-version-check", "no-color",
     "no-python-version-warning", "use-feature", "use-deprecated", "resume-retries",
+];
+
+// GNU coreutils' long_opts arrays (src/cp.c, src/mv.c, src/ln.c,
+// src/install.c, 9.x): with the whole list a prefix is what getopt_long
+// makes of it. `--target` is `--target-directory` there, since no option
+// is called `target`; the word-boundary guess of `Parser::long` would
+// read it as an option of its own and miss the destination.
+#[rustfmt::skip]
+const CP_LONG: &[&str] = &[
+    "archive", "attributes-only", "backup", "copy-contents", "debug", "dereference",
+    "force", "interactive", "link", "no-clobber", "no-dereference", "no-preserve",
+    "no-target-directory", "one-file-system", "parents", "path", "preserve",
+    "recursive", "reflink", "remove-destination", "sparse", "strip-trailing-slashes",
+    "suffix", "symbolic-link", "target-directory", "update", "verbose",
+    "keep-directory-symlink", "context", "help", "version",
+];
+
+#[rustfmt::skip]
+const MV_LONG: &[&str] = &[
+    "backup", "context", "debug", "exchange", "force", "interactive", "no-clobber",
+    "no-copy", "no-target-directory", "strip-trailing-slashes", "suffix",
+    "target-directory", "update", "verbose", "help", "version",
+];
+
+#[rustfmt::skip]
+const LN_LONG: &[&str] = &[
+    "backup", "directory", "force", "interactive", "logical", "no-dereference",
+    "no-target-directory", "physical", "relative", "suffix", "symbolic",
+    "target-directory", "verbose", "help", "version",
+];
+
+#[rustfmt::skip]
+const INSTALL_LONG: &[&str] = &[
+    "backup", "compare", "context", "debug", "directory", "group", "mode",
+    "no-target-directory", "owner", "preserve-timestamps", "preserve-context", "strip",
+    "strip-program", "suffix", "target-directory", "verbose", "help", "version",
 ];
 
 /// The short options of `program` (`git push`: of that subcommand) that
